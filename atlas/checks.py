@@ -1,0 +1,176 @@
+"""Whole-atlas checks run after loading: references, collisions, cycles, dates, coverage.
+
+Each check appends `Problem`s; `check(loaded)` runs them all (a crashing check becomes a
+problem of its own so the others still run).
+"""
+from __future__ import annotations
+
+import traceback
+
+from .errors import Location, Problem
+from .loader import Loaded
+from .model import ACYCLIC_RELATIONS, QUESTION_IDS, SYMMETRIC
+from .text import norm, suggest
+
+HARDWARE_KINDS = ("hardware", "system")
+
+
+def _problem(loaded: Loaded, loc, level, code, message, hint=""):
+    loaded.problems.append(Problem(loc or Location("data"), level, code, message, hint))
+
+
+def check_refs(loaded: Loaded) -> None:
+    atlas = loaded.atlas
+    names = {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
+    for ref in loaded.refs:
+        if ref.kind == "concept":
+            if ref.target not in atlas.concept_by_id:
+                hint = suggest(ref.target, names, 1)
+                _problem(loaded, ref.loc, "error" if ref.what != "sighting concept" else "warning",
+                         "unknown-ref", f'{ref.what} "{ref.target}" is not a concept',
+                         f'did you mean "{hint[0]}"?' if hint else "")
+        elif ref.kind == "hardware":
+            c = atlas.concept_by_id.get(ref.target)
+            if c is None:
+                hint = suggest(ref.target, {k: v for k, v in names.items()
+                                            if atlas.concept_by_id[v].kind in HARDWARE_KINDS}, 1)
+                _problem(loaded, ref.loc, "error", "unknown-ref",
+                         f'{ref.what} "{ref.target}" is not a concept',
+                         f'did you mean "{hint[0]}"? (or use "any")' if hint else 'use a hardware id or "any"')
+            elif c.kind not in HARDWARE_KINDS:
+                _problem(loaded, ref.loc, "error", "wrong-kind",
+                         f'{ref.what} "{ref.target}" is a {c.kind}, not hardware or a system')
+        elif ref.kind == "repo":
+            if ref.target not in atlas.repo_by_id:
+                ids = {r.id: r.id for r in atlas.repositories}
+                hint = suggest(ref.target, ids, 1)
+                _problem(loaded, ref.loc, "error", "unknown-repo",
+                         f'{ref.what} "{ref.target}" is not listed in data/repositories/',
+                         f'did you mean "{hint[0]}"?' if hint else "add it to data/repositories/*.yaml")
+
+
+def check_questions(loaded: Loaded) -> None:
+    have = {q.id for q in loaded.atlas.questions}
+    missing = [q for q in QUESTION_IDS if q not in have]
+    if missing:
+        _problem(loaded, Location("data/questions.yaml"), "error", "missing-question",
+                 "questions.yaml lacks: " + ", ".join(missing))
+
+
+def check_collisions(loaded: Loaded) -> None:
+    """No two concepts may share an id, name or alias after case/width folding."""
+    owner: dict[str, tuple[str, str]] = {}
+    for c in loaded.atlas.concepts:
+        for name in dict.fromkeys([c.id, *c.all_names()]):
+            key = norm(name)
+            if not key:
+                continue
+            other = owner.get(key)
+            if other and other[0] != c.id:
+                _problem(loaded, c.loc, "error", "alias-collision",
+                         f'"{name}" of concept "{c.id}" collides with "{other[1]}" of concept "{other[0]}"',
+                         "names and aliases must identify one concept; add a disambiguation concept "
+                         "with `disambiguates` relations instead")
+            else:
+                owner[key] = (c.id, name)
+
+
+def check_cycles(loaded: Loaded) -> None:
+    for rtype in ACYCLIC_RELATIONS:
+        succ: dict[str, list] = {}
+        for r in loaded.atlas.relations():
+            if r.type == rtype:
+                succ.setdefault(r.source, []).append(r)
+        state: dict[str, int] = {}
+        reported: set = set()
+
+        def visit(node, stack):
+            state[node] = 1
+            stack.append(node)
+            for r in succ.get(node, []):
+                if state.get(r.target) == 1:
+                    cycle = stack[stack.index(r.target):] + [r.target]
+                    key = frozenset(cycle)
+                    if key not in reported:
+                        reported.add(key)
+                        _problem(loaded, r.loc, "error", "cycle",
+                                 f"{rtype} relations form a cycle: " + " -> ".join(cycle))
+                elif state.get(r.target) is None:
+                    visit(r.target, stack)
+            stack.pop()
+            state[node] = 2
+
+        for node in sorted(succ):
+            if node not in state:
+                visit(node, [])
+
+
+def check_relations(loaded: Loaded) -> None:
+    seen: dict = {}
+    for r in loaded.atlas.relations():
+        if r.source == r.target:
+            _problem(loaded, r.loc, "error", "self-relation", f'"{r.source}" {r.type} itself')
+            continue
+        key = (r.type, *sorted((r.source, r.target))) if r.type in SYMMETRIC else (r.type, r.source, r.target)
+        if key in seen:
+            _problem(loaded, r.loc, "warning", "duplicate-relation",
+                     f"{r.source} {r.type} {r.target} is stated twice", f"first at {seen[key]}")
+        else:
+            seen[key] = r.loc
+    for c in loaded.atlas.concepts:
+        if not loaded.atlas.touching.get(c.id):
+            _problem(loaded, c.loc, "warning", "no-relation", f'concept "{c.id}" has no relation')
+
+
+def check_dates(loaded: Loaded) -> None:
+    cutoff = loaded.atlas.cutoff
+    for s in loaded.atlas.sightings:
+        for key in ("committer_date", "introduced_date"):
+            value = getattr(s, key)
+            if value and _utc_day(value) > cutoff:
+                _problem(loaded, s.loc, "error", "after-cutoff",
+                         f"{key} {value} of {s.concept} in {s.repo} is after the cut-off {cutoff}")
+
+
+def _utc_day(iso: str) -> str:
+    """The UTC calendar day of an ISO 8601 timestamp with offset (or a bare date)."""
+    from datetime import datetime, timezone
+
+    if len(iso) <= 10:
+        return iso
+    try:
+        stamp = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso[:10]
+    if stamp.tzinfo is None:
+        return iso[:10]
+    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%d")
+
+
+def check_flows(loaded: Loaded) -> None:
+    for flow in loaded.atlas.flows:
+        order = [s.id for s in flow.ordered_steps()]
+        pos = {sid: i for i, sid in enumerate(order)}
+        for e in flow.edges:
+            if pos.get(e.source, 0) >= pos.get(e.target, 0):
+                _problem(loaded, e.loc, "error", "cycle",
+                         f'flow "{flow.id}" is not a DAG: edge {e.source} -> {e.target} closes a cycle',
+                         "describe loops in the step label instead of a back edge")
+                break
+        if not flow.steps:
+            _problem(loaded, flow.loc, "error", "missing-field", f'flow "{flow.id}" has no steps')
+
+
+CHECKS = (check_refs, check_questions, check_collisions, check_cycles, check_relations,
+          check_dates, check_flows)
+
+
+def check(loaded: Loaded) -> Loaded:
+    for fn in CHECKS:
+        try:
+            fn(loaded)
+        except Exception:  # a crashing check must not hide the others' findings
+            _problem(loaded, Location("atlas/checks.py"), "error", "check-crashed",
+                     f"check {fn.__name__} crashed:\n{traceback.format_exc()}")
+    loaded.problems.sort(key=lambda p: (p.location.file, p.location.line, p.location.col, p.code))
+    return loaded

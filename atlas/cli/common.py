@@ -1,0 +1,50 @@
+"""Options and output helpers shared by every command."""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+
+import click
+
+FORMATS = ("text", "json")
+
+
+def data_option(fn):
+    return click.option(
+        "--data", "data_dir", type=click.Path(file_okay=False), default=None,
+        help="Data directory (default: $ATLAS_DATA, else the bundled atlas).")(fn)
+
+
+def format_option(fn):
+    return click.option(
+        "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+        help="Output format; json is stable (see docs/json.md).")(fn)
+
+
+def common_options(fn):
+    return data_option(format_option(fn))
+
+
+def get_atlas(data_dir):
+    from ..index import load_atlas
+
+    return load_atlas(data_dir)
+
+
+def emit_json(obj) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def emit(fmt: str, obj, render) -> None:
+    """Print `obj` as JSON, or `render(obj)` (a str) as text."""
+    if fmt == "json":
+        emit_json(obj)
+    else:
+        out = render(obj)
+        if out:
+            click.echo(out)
+
+
+def fail(code: int = 1):
+    sys.exit(code)

@@ -1,0 +1,62 @@
+"""The project's one exception type and the problem records that validation collects.
+
+Everything that goes wrong because of input (a data file, a repository, a probe, an argument)
+is reported as a `Problem` with a `Location`, or raised as an `AtlasError` carrying one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """Where something came from: a file with 1-based line and column, or any named place
+    (a repository and probe, a URL, a command-line argument)."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.file}:{self.line}:{self.col or 1}"
+        return self.file
+
+
+@dataclass(frozen=True)
+class Problem:
+    location: Location
+    level: str  # "error" | "warning"
+    code: str  # stable kebab-case slug, e.g. "unknown-key"
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.level}: {self.message} [{self.code}]"
+        if self.hint:
+            text += f"\n    hint: {self.hint}"
+        return text
+
+    @property
+    def is_error(self) -> bool:
+        return self.level == "error"
+
+
+class AtlasError(Exception):
+    """The single exception type of the project. It always names a location."""
+
+    def __init__(self, message: str, location: Location | str | None = None, hint: str = "",
+                 problems: list[Problem] | None = None):
+        super().__init__(message)
+        if isinstance(location, str):
+            location = Location(location)
+        self.message = message
+        self.location = location
+        self.hint = hint
+        self.problems = problems or []
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.message}" if self.location else self.message
+        if self.hint:
+            text += f"\n    hint: {self.hint}"
+        return text

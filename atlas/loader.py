@@ -1,0 +1,733 @@
+"""The only reader of data/: YAML (safe, composed to nodes so every value keeps its file:line:col)
+into model objects, collecting every problem instead of stopping at the first.
+
+`load_data(dir)` returns a `Loaded` with the `Atlas`, the problems and the references each file
+made (checked afterwards by `checks.check`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import difflib
+from pathlib import Path
+
+import yaml
+
+from .errors import Location, Problem
+from .model import (
+    CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
+    METHODS, PRECISIONS, QUESTION_IDS, REPO_RE, REPO_STATUSES, SHA_RE, Atlas, Claim,
+    Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question, Relation,
+    RepoHarvest, Repository, Sighting, Text, canonical_relation, RELATION_TYPES,
+    INVERSE_TO_FORWARD, DEFAULT_CUTOFF,
+)
+
+try:  # libyaml is much faster and keeps marks too
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - pure-Python PyYAML
+    _Loader = yaml.SafeLoader
+
+_CORE_TAGS = {
+    "tag:yaml.org,2002:" + t
+    for t in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq", "binary")
+}
+_STR_TAGS = {"tag:yaml.org,2002:" + t for t in ("str", "int", "float", "bool", "timestamp")}
+
+
+@dataclass
+class Ref:
+    """A reference one record makes to another, checked once everything is loaded."""
+
+    kind: str  # concept | hardware | repo | question
+    target: str
+    loc: Location
+    what: str  # e.g. "relation target", "claim subject"
+
+
+@dataclass
+class Loaded:
+    atlas: Atlas
+    problems: list[Problem] = field(default_factory=list)
+    refs: list[Ref] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    timeline_loc: Location | None = None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+
+class _Ctx:
+    """Per-file reading context: the display path and the shared problem and ref lists."""
+
+    def __init__(self, display: str, loaded: Loaded):
+        self.file = display
+        self.loaded = loaded
+
+    def loc(self, node) -> Location:
+        mark = node.start_mark
+        return Location(self.file, mark.line + 1, mark.column + 1)
+
+    def error(self, node_or_loc, code: str, message: str, hint: str = "") -> None:
+        loc = node_or_loc if isinstance(node_or_loc, Location) else self.loc(node_or_loc)
+        self.loaded.problems.append(Problem(loc, "error", code, message, hint))
+
+    def warning(self, node_or_loc, code: str, message: str, hint: str = "") -> None:
+        loc = node_or_loc if isinstance(node_or_loc, Location) else self.loc(node_or_loc)
+        self.loaded.problems.append(Problem(loc, "warning", code, message, hint))
+
+    def ref(self, kind: str, target: str, node, what: str) -> None:
+        self.loaded.refs.append(Ref(kind, target, self.loc(node), what))
+
+
+# ---------------------------------------------------------------------------------------------
+# Node helpers
+# ---------------------------------------------------------------------------------------------
+
+def _did_you_mean(word: str, options) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f'did you mean "{close[0]}"?' if close else ""
+
+
+def _check_tag(ctx: _Ctx, node) -> bool:
+    if node.tag not in _CORE_TAGS:
+        ctx.error(node, "unsafe-tag", f"unsupported YAML tag {node.tag!r}",
+                  "the atlas only reads plain YAML: strings, numbers, lists and mappings")
+        return False
+    return True
+
+
+def _mapping(ctx: _Ctx, node, what: str) -> dict | None:
+    """key -> (key_node, value_node) for a mapping node, or None (problem reported)."""
+    if not isinstance(node, yaml.MappingNode) or not _check_tag(ctx, node):
+        ctx.error(node, "wrong-type", f"{what} must be a mapping (key: value)")
+        return None
+    out: dict = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _STR_TAGS:
+            ctx.error(key_node, "wrong-type", f"a key in {what} must be a plain string")
+            continue
+        key = key_node.value
+        if key in out:
+            ctx.error(key_node, "duplicate-key", f'key "{key}" appears twice in {what}')
+            continue
+        out[key] = (key_node, value_node)
+    return out
+
+
+def _fields(ctx: _Ctx, node, what: str, allowed: tuple, required: tuple = ()) -> dict | None:
+    m = _mapping(ctx, node, what)
+    if m is None:
+        return None
+    for key, (key_node, _) in m.items():
+        if key not in allowed:
+            ctx.error(key_node, "unknown-key", f'unknown key "{key}" in {what}',
+                      _did_you_mean(key, allowed))
+    for key in required:
+        if key not in m:
+            ctx.error(node, "missing-field", f'{what} has no "{key}"')
+    return {k: v[1] for k, v in m.items() if k in allowed}
+
+
+def _str(ctx: _Ctx, node, what: str) -> str | None:
+    if isinstance(node, yaml.ScalarNode) and node.tag in _STR_TAGS:
+        return node.value
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
+        ctx.error(node, "wrong-type", f"{what} is empty")
+        return None
+    _check_tag(ctx, node)
+    ctx.error(node, "wrong-type", f"{what} must be a string")
+    return None
+
+
+def _int(ctx: _Ctx, node, what: str) -> int | None:
+    value = _str(ctx, node, what)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        ctx.error(node, "wrong-type", f"{what} must be a whole number, not {value!r}")
+        return None
+
+
+def _bool(ctx: _Ctx, node, what: str) -> bool | None:
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:bool":
+        return node.value.lower() in ("true", "yes", "on", "y")
+    ctx.error(node, "wrong-type", f"{what} must be true or false")
+    return None
+
+
+def _enum(ctx: _Ctx, node, what: str, options: tuple) -> str | None:
+    value = _str(ctx, node, what)
+    if value is None:
+        return None
+    if value not in options:
+        ctx.error(node, "bad-value", f"{what} {value!r} is not one of: {', '.join(options)}",
+                  _did_you_mean(value, options))
+        return None
+    return value
+
+
+def _list(ctx: _Ctx, node, what: str) -> list:
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
+        return []
+    if not isinstance(node, yaml.SequenceNode) or not _check_tag(ctx, node):
+        ctx.error(node, "wrong-type", f"{what} must be a list")
+        return []
+    return list(node.value)
+
+
+def _str_list(ctx: _Ctx, node, what: str) -> list[tuple[str, object]]:
+    out = []
+    for item in _list(ctx, node, what):
+        value = _str(ctx, item, f"an item of {what}")
+        if value is not None:
+            out.append((value, item))
+    return out
+
+
+def _text(ctx: _Ctx, node, what: str, required: bool = True) -> Text:
+    """`{en: ..., zh: ...}`; a plain string is English. Both languages when required."""
+    if isinstance(node, yaml.ScalarNode) and node.tag in _STR_TAGS:
+        text = Text(en=node.value.strip())
+    else:
+        f = _fields(ctx, node, what, LANGS)
+        if f is None:
+            return Text()
+        text = Text(**{k: (_str(ctx, v, f"{what}.{k}") or "").strip() for k, v in f.items()})
+    if required:
+        for lang in LANGS:
+            if not text.get(lang):
+                ctx.error(node, "missing-translation", f"{what} has no {lang} text",
+                          f"write {what} in both languages: {{en: ..., zh: ...}}")
+    return text
+
+
+def _id(ctx: _Ctx, node, what: str) -> str | None:
+    value = _str(ctx, node, what)
+    if value is not None and not ID_RE.match(value):
+        ctx.error(node, "bad-id", f"{what} {value!r} is not lowercase kebab-case",
+                  "use letters, digits and single hyphens, e.g. aiv-direct-drive")
+        return None
+    return value
+
+
+def _date(ctx: _Ctx, node, what: str) -> str | None:
+    value = _str(ctx, node, what)
+    if value is None:
+        return None
+    value = value.strip()
+    if not DATE_RE.match(value[:10]):
+        ctx.error(node, "bad-date", f"{what} {value!r} is not a date (YYYY-MM-DD...)")
+        return None
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------
+
+_EVIDENCE_KEYS = ("pin", "url", "supports", "symbol", "confidence")
+
+
+def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
+    f = _fields(ctx, node, what, _EVIDENCE_KEYS)
+    if f is None:
+        return None
+    ev = Evidence(loc=ctx.loc(node))
+    if ("pin" in f) == ("url" in f):
+        ctx.error(node, "bad-evidence", f"{what} needs exactly one of pin or url")
+        return None
+    if "pin" in f:
+        raw = _str(ctx, f["pin"], f"{what} pin")
+        if raw is None:
+            return None
+        pin = Pin.parse(raw)
+        if pin is None:
+            ctx.error(f["pin"], "bad-pin", f"malformed pin {raw!r}",
+                      "write owner/repo@<40-hex sha>:<path>#L<a> or ...#L<a>-L<b>")
+            return None
+        if not SHA_RE.match(pin.sha):
+            ctx.error(f["pin"], "bad-sha", f"pin sha {pin.sha!r} is not 40 lowercase hex digits",
+                      "give the full commit id you opened; never shorten or invent one")
+            return None
+        if pin.start < 1 or pin.end < pin.start:
+            ctx.error(f["pin"], "bad-pin", f"pin line range L{pin.start}-L{pin.end} is empty")
+            return None
+        ev.pin = pin
+        ctx.ref("repo", pin.repo, f["pin"], "evidence pin repository")
+    else:
+        url = _str(ctx, f["url"], f"{what} url")
+        if url is None:
+            return None
+        if not url.startswith(("https://", "http://")):
+            ctx.error(f["url"], "bad-url", f"evidence url {url!r} is not an http(s) URL")
+            return None
+        ev.url = url
+    if "supports" in f:
+        ev.supports = _text(ctx, f["supports"], f"{what} supports", required=False)
+    if "symbol" in f:
+        ev.symbol = _str(ctx, f["symbol"], f"{what} symbol") or ""
+    if "confidence" in f:
+        ev.confidence = _enum(ctx, f["confidence"], f"{what} confidence", CONFIDENCES) or ""
+    return ev
+
+
+def _evidence_list(ctx: _Ctx, node, what: str) -> list[Evidence]:
+    out = []
+    for i, item in enumerate(_list(ctx, node, what)):
+        ev = _evidence(ctx, item, f"{what}[{i}]")
+        if ev is not None:
+            out.append(ev)
+    return out
+
+
+_RELATION_KEYS = ("type", "target", "note", "evidence")
+
+
+def _relation(ctx: _Ctx, node, owner: str) -> Relation | None:
+    f = _fields(ctx, node, "a relation", _RELATION_KEYS, ("type", "target"))
+    if f is None or "type" not in f or "target" not in f:
+        return None
+    rtype = _str(ctx, f["type"], "relation type")
+    target = _id(ctx, f["target"], "relation target")
+    if rtype is None or target is None:
+        return None
+    canon = canonical_relation(rtype)
+    if canon is None:
+        names = list(RELATION_TYPES) + list(INVERSE_TO_FORWARD)
+        ctx.error(f["type"], "bad-value", f"unknown relation type {rtype!r}",
+                  _did_you_mean(rtype, names) or "see docs/schema.md for the vocabulary")
+        return None
+    forward, reverse = canon
+    ctx.ref("concept", target, f["target"], "relation target")
+    source, dest = (target, owner) if reverse else (owner, target)
+    rel = Relation(forward, source, dest, loc=ctx.loc(node))
+    if "note" in f:
+        rel.note = _text(ctx, f["note"], "relation note", required=False)
+    if "evidence" in f:
+        rel.evidence = _evidence_list(ctx, f["evidence"], "relation evidence")
+    return rel
+
+
+def _probe(ctx: _Ctx, node) -> Probe | None:
+    f = _fields(ctx, node, "a probe", ("repo", "term", "path"), ("repo",))
+    if f is None or "repo" not in f:
+        return None
+    repo = _str(ctx, f["repo"], "probe repo")
+    if repo is None:
+        return None
+    ctx.ref("repo", repo, f["repo"], "probe repository")
+    if ("term" in f) == ("path" in f):
+        ctx.error(node, "bad-probe", "a probe needs exactly one of term or path")
+        return None
+    value = _str(ctx, f.get("term") or f.get("path"), "probe term/path")
+    if not value:
+        return None
+    if "path" in f:
+        value = value.strip("/")
+        return Probe(repo, path=value, loc=ctx.loc(node))
+    return Probe(repo, term=value, loc=ctx.loc(node))
+
+
+_CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
+                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes")
+
+
+def parse_concept(ctx: _Ctx, node, stem: str) -> Concept | None:
+    f = _fields(ctx, node, "a concept", _CONCEPT_KEYS,
+                ("id", "kind", "names", "beginner", "professional", "evidence"))
+    if f is None or "id" not in f:
+        return None
+    ident = _id(ctx, f["id"], "concept id")
+    if ident is None:
+        return None
+    if ident != stem:
+        ctx.error(f["id"], "id-mismatch", f'concept id "{ident}" differs from its file name "{stem}"',
+                  f"rename the file to {ident}.yaml or change the id")
+    kind = _enum(ctx, f["kind"], "kind", KINDS) if "kind" in f else None
+    c = Concept(ident, kind or "concept", Text(), loc=ctx.loc(node))
+    if "names" in f:
+        c.names = _text(ctx, f["names"], "names")
+    if "aliases" in f:
+        af = _fields(ctx, f["aliases"], "aliases", LANGS)
+        if af:
+            c.aliases = {lang: [v for v, _ in _str_list(ctx, n, f"aliases.{lang}")]
+                         for lang, n in af.items()}
+    if "answers" in f:
+        m = _mapping(ctx, f["answers"], "answers")
+        for qid, (key_node, value_node) in (m or {}).items():
+            if qid not in QUESTION_IDS:
+                ctx.error(key_node, "bad-value", f"unknown question {qid!r} in answers",
+                          _did_you_mean(qid, QUESTION_IDS) or "questions: " + ", ".join(QUESTION_IDS))
+                continue
+            c.answers[qid] = _text(ctx, value_node, f"answer to {qid}")
+    for key in ("beginner", "professional"):
+        if key in f:
+            setattr(c, key, _text(ctx, f[key], key))
+    if "hardware" in f:
+        for value, item in _str_list(ctx, f["hardware"], "hardware"):
+            c.hardware.append(value)
+            if value != "any":
+                ctx.ref("hardware", value, item, "hardware scope")
+    if "hardware_note" in f:
+        c.hardware_note = _text(ctx, f["hardware_note"], "hardware_note", required=False)
+    if "lifecycle" in f:
+        lf = _fields(ctx, f["lifecycle"], "lifecycle", ("status", "note"), ("status",))
+        if lf and "status" in lf:
+            status = _enum(ctx, lf["status"], "lifecycle status", LIFECYCLES) or "active"
+            note = _text(ctx, lf["note"], "lifecycle note") if "note" in lf else Text()
+            if status != "active" and not note:
+                ctx.error(f["lifecycle"], "missing-field",
+                          f'lifecycle "{status}" needs a note saying what replaces it or why')
+            c.lifecycle = Lifecycle(status, note)
+    if "relations" in f:
+        for item in _list(ctx, f["relations"], "relations"):
+            rel = _relation(ctx, item, ident)
+            if rel is not None:
+                c.relations.append(rel)
+    if "evidence" in f:
+        c.evidence = _evidence_list(ctx, f["evidence"], "evidence")
+        if not c.evidence and not any(p.location == ctx.loc(f["evidence"]) for p in ctx.loaded.problems):
+            ctx.error(f["evidence"], "no-evidence", f'concept "{ident}" has no evidence')
+    if "probes" in f:
+        for item in _list(ctx, f["probes"], "probes"):
+            probe = _probe(ctx, item)
+            if probe is not None:
+                c.probes.append(probe)
+    return c
+
+
+def parse_question(ctx: _Ctx, node) -> Question | None:
+    f = _fields(ctx, node, "a question", ("id", "names", "explanation"), ("id", "names"))
+    if f is None or "id" not in f:
+        return None
+    qid = _enum(ctx, f["id"], "question id", QUESTION_IDS)
+    if qid is None:
+        return None
+    q = Question(qid, Text(), loc=ctx.loc(node))
+    if "names" in f:
+        q.names = _text(ctx, f["names"], "question names")
+    if "explanation" in f:
+        q.explanation = _text(ctx, f["explanation"], "question explanation")
+    return q
+
+
+_REPO_KEYS = ("id", "urls", "purpose", "hardware", "status", "branch", "mirror_of",
+              "migrated_from", "note", "evidence")
+
+
+def parse_repository(ctx: _Ctx, node) -> Repository | None:
+    f = _fields(ctx, node, "a repository", _REPO_KEYS, ("id", "urls", "purpose", "status"))
+    if f is None or "id" not in f:
+        return None
+    rid = _str(ctx, f["id"], "repository id")
+    if rid is None:
+        return None
+    if not REPO_RE.match(rid):
+        ctx.error(f["id"], "bad-id", f"repository id {rid!r} is not owner/name")
+        return None
+    r = Repository(rid, loc=ctx.loc(node))
+    if "urls" in f:
+        r.urls = [v for v, _ in _str_list(ctx, f["urls"], "urls")]
+        for value, item in _str_list(ctx, f["urls"], "urls"):
+            if not value.startswith("https://"):
+                ctx.error(item, "bad-url", f"repository url {value!r} is not an https URL")
+    if "purpose" in f:
+        r.purpose = _text(ctx, f["purpose"], "purpose")
+    if "hardware" in f:
+        for value, item in _str_list(ctx, f["hardware"], "hardware"):
+            r.hardware.append(value)
+            if value != "any":
+                ctx.ref("hardware", value, item, "repository hardware scope")
+    if "status" in f:
+        r.status = _enum(ctx, f["status"], "repository status", REPO_STATUSES) or "active"
+    for key in ("branch", "mirror_of"):
+        if key in f:
+            setattr(r, key, _str(ctx, f[key], key) or "")
+    if "migrated_from" in f:
+        r.migrated_from = [v for v, _ in _str_list(ctx, f["migrated_from"], "migrated_from")]
+    if "note" in f:
+        r.note = _text(ctx, f["note"], "repository note", required=False)
+    if "evidence" in f:
+        r.evidence = _evidence_list(ctx, f["evidence"], "repository evidence")
+    return r
+
+
+def parse_claim(ctx: _Ctx, node) -> Claim | None:
+    f = _fields(ctx, node, "a claim", ("id", "statement", "status", "about", "evidence", "note"),
+                ("id", "statement", "status", "about", "evidence"))
+    if f is None or "id" not in f:
+        return None
+    cid = _id(ctx, f["id"], "claim id")
+    if cid is None:
+        return None
+    cl = Claim(cid, Text(), "open", loc=ctx.loc(node))
+    if "statement" in f:
+        cl.statement = _text(ctx, f["statement"], "claim statement")
+    if "status" in f:
+        cl.status = _enum(ctx, f["status"], "claim status", CLAIM_STATUSES) or "open"
+    if "about" in f:
+        for value, item in _str_list(ctx, f["about"], "about"):
+            cl.about.append(value)
+            ctx.ref("concept", value, item, "claim subject")
+    if "evidence" in f:
+        cl.evidence = _evidence_list(ctx, f["evidence"], "claim evidence")
+        if not cl.evidence:
+            ctx.error(f["evidence"], "no-evidence", f'claim "{cid}" has no evidence')
+    if "note" in f:
+        cl.note = _text(ctx, f["note"], "claim note", required=False)
+    return cl
+
+
+def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
+    f = _fields(ctx, node, "a flow", ("id", "title", "summary", "steps", "edges", "evidence"),
+                ("id", "title", "steps"))
+    if f is None or "id" not in f:
+        return None
+    fid = _id(ctx, f["id"], "flow id")
+    if fid is None:
+        return None
+    if fid != stem:
+        ctx.error(f["id"], "id-mismatch", f'flow id "{fid}" differs from its file name "{stem}"')
+    flow = Flow(fid, Text(), loc=ctx.loc(node))
+    if "title" in f:
+        flow.title = _text(ctx, f["title"], "flow title")
+    if "summary" in f:
+        flow.summary = _text(ctx, f["summary"], "flow summary", required=False)
+    if "evidence" in f:
+        flow.evidence = _evidence_list(ctx, f["evidence"], "flow evidence")
+    step_ids: dict[str, object] = {}
+    for item in _list(ctx, f.get("steps"), "steps") if "steps" in f else []:
+        sf = _fields(ctx, item, "a flow step", ("id", "label", "actor", "concepts", "source", "note"),
+                     ("id", "label", "actor"))
+        if sf is None or "id" not in sf:
+            continue
+        sid = _id(ctx, sf["id"], "step id")
+        if sid is None:
+            continue
+        if sid in step_ids:
+            ctx.error(sf["id"], "duplicate-id", f'step "{sid}" appears twice in flow "{fid}"')
+            continue
+        step_ids[sid] = item
+        step = FlowStep(sid, Text(), "", loc=ctx.loc(item))
+        if "label" in sf:
+            step.label = _text(ctx, sf["label"], "step label")
+        if "actor" in sf:
+            step.actor = _str(ctx, sf["actor"], "step actor") or ""
+        if "concepts" in sf:
+            for value, cnode in _str_list(ctx, sf["concepts"], "step concepts"):
+                step.concepts.append(value)
+                ctx.ref("concept", value, cnode, f'concept of step "{sid}"')
+        if "source" in sf:
+            step.source = _evidence(ctx, sf["source"], f'source of step "{sid}"')
+        if "note" in sf:
+            step.note = _text(ctx, sf["note"], "step note", required=False)
+        flow.steps.append(step)
+    for item in _list(ctx, f.get("edges"), "edges") if "edges" in f else []:
+        ef = _fields(ctx, item, "a flow edge", ("from", "to", "type", "label"), ("from", "to", "type"))
+        if ef is None or not {"from", "to", "type"} <= set(ef):
+            continue
+        src = _str(ctx, ef["from"], "edge from")
+        dst = _str(ctx, ef["to"], "edge to")
+        etype = _enum(ctx, ef["type"], "edge type", EDGE_TYPES)
+        for end, node_ in ((src, ef["from"]), (dst, ef["to"])):
+            if end is not None and end not in step_ids:
+                ctx.error(node_, "unknown-ref", f'edge end "{end}" is not a step of flow "{fid}"',
+                          _did_you_mean(end, step_ids))
+        if src in step_ids and dst in step_ids and etype:
+            label = _str(ctx, ef["label"], "edge label") if "label" in ef else ""
+            flow.edges.append(FlowEdge(src, dst, etype, label or "", loc=ctx.loc(item)))
+    return flow
+
+
+_SIGHTING_KEYS = ("concept", "repo", "method", "value", "found", "sha", "committer_date",
+                  "author_date", "mainline", "introduced", "introduced_date", "precision", "head",
+                  "cutoff", "harvested_at", "note")
+_HARVEST_KEYS = ("repo", "branch", "head", "cutoff", "cutoff_head", "harvested_at", "commits",
+                 "shallow", "skipped_paths")
+
+
+def parse_timeline(ctx: _Ctx, node) -> tuple[list[Sighting], list[RepoHarvest], str]:
+    f = _fields(ctx, node, "the timeline", ("cutoff", "repositories", "sightings"))
+    if f is None:
+        return [], [], ""
+    cutoff = _date(ctx, f["cutoff"], "timeline cutoff") if "cutoff" in f else ""
+    harvests = []
+    for item in _list(ctx, f.get("repositories"), "repositories") if "repositories" in f else []:
+        hf = _fields(ctx, item, "a harvested repository", _HARVEST_KEYS, ("repo", "head"))
+        if not hf or "repo" not in hf:
+            continue
+        h = RepoHarvest(repo="", head="", branch="", cutoff="", cutoff_head="", harvested_at="",
+                        loc=ctx.loc(item))
+        for key, value_node in hf.items():
+            if key == "commits":
+                h.commits = _int(ctx, value_node, key) or 0
+            elif key == "shallow":
+                h.shallow = bool(_bool(ctx, value_node, key))
+            elif key == "skipped_paths":
+                h.skipped_paths = [v for v, _ in _str_list(ctx, value_node, key)]
+            else:
+                setattr(h, key, _str(ctx, value_node, key) or "")
+        _check_shas(ctx, hf, ("head", "cutoff_head"))
+        ctx.ref("repo", h.repo, hf["repo"], "harvested repository")
+        harvests.append(h)
+    sightings = []
+    for item in _list(ctx, f.get("sightings"), "sightings") if "sightings" in f else []:
+        sf = _fields(ctx, item, "a sighting", _SIGHTING_KEYS, ("concept", "repo", "method", "value", "found"))
+        if not sf or not {"concept", "repo", "method", "value", "found"} <= set(sf):
+            continue
+        s = Sighting(concept="", repo="", method="term", value="", found=False, loc=ctx.loc(item))
+        for key, value_node in sf.items():
+            if key == "found":
+                s.found = bool(_bool(ctx, value_node, key))
+            elif key == "method":
+                s.method = _enum(ctx, value_node, "sighting method", METHODS) or "term"
+            elif key == "precision":
+                s.precision = _enum(ctx, value_node, "sighting precision", PRECISIONS) or "exact"
+            else:
+                setattr(s, key, _str(ctx, value_node, key) or "")
+        _check_shas(ctx, sf, ("sha", "mainline", "introduced", "head"))
+        for key in ("committer_date", "author_date", "introduced_date"):
+            if key in sf and getattr(s, key) and not DATE_RE.match(getattr(s, key)[:10]):
+                ctx.error(sf[key], "bad-date", f"{key} {getattr(s, key)!r} is not a date")
+        if s.found and not s.sha:
+            ctx.error(item, "missing-field", "a found sighting needs a sha")
+        ctx.ref("concept", s.concept, sf["concept"], "sighting concept")
+        sightings.append(s)
+    return sightings, harvests, cutoff or ""
+
+
+def _check_shas(ctx: _Ctx, f: dict, keys) -> None:
+    for key in keys:
+        if key in f:
+            value = f[key].value if isinstance(f[key], yaml.ScalarNode) else None
+            if value and not SHA_RE.match(str(value)):
+                ctx.error(f[key], "bad-sha", f"{key} {value!r} is not 40 lowercase hex digits")
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------------------------
+
+def data_files(data_dir: Path) -> list[Path]:
+    """Every YAML file the atlas reads, in a stable order."""
+    out = []
+    for path in sorted(data_dir.rglob("*")):
+        if path.suffix in (".yaml", ".yml") and path.is_file() and not any(
+                part.startswith(".") for part in path.relative_to(data_dir).parts):
+            out.append(path)
+    return out
+
+
+def _compose(path: Path, ctx: _Ctx):
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        ctx.error(Location(ctx.file), "unreadable", f"cannot read file: {exc.strerror or exc}")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        ctx.error(Location(ctx.file, line, 1), "bad-encoding", "file is not valid UTF-8")
+        return None
+    try:
+        return yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
+        ctx.error(loc, "yaml-syntax", f"YAML syntax error: {exc.problem or exc.context}")
+    except yaml.YAMLError as exc:
+        ctx.error(Location(ctx.file), "yaml-syntax", f"YAML error: {exc}")
+    return None
+
+
+def _list_file(ctx: _Ctx, root, key: str) -> list:
+    f = _fields(ctx, root, f"{ctx.file}", (key,), (key,))
+    if not f or key not in f:
+        return []
+    return _list(ctx, f[key], key)
+
+
+def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
+    """Read every file of a data directory. Never raises for bad data: see `Loaded.problems`."""
+    data_dir = Path(data_dir)
+    loaded = Loaded(Atlas())
+    atlas = loaded.atlas
+    base = display_base if display_base is not None else data_dir.parent
+    if not data_dir.is_dir():
+        loaded.problems.append(Problem(Location(str(data_dir)), "error", "no-data",
+                                       "data directory does not exist"))
+        return loaded
+    seen: dict[tuple[str, str], Location] = {}
+
+    def display(path: Path) -> str:
+        try:
+            return str(path.relative_to(base))
+        except ValueError:
+            return str(path)
+
+    def unique(ctx: _Ctx, kind: str, ident: str, node) -> bool:
+        key = (kind, ident)
+        if key in seen:
+            ctx.error(node, "duplicate-id", f'{kind} id "{ident}" is defined twice',
+                      f"the other definition is at {seen[key]}")
+            return False
+        seen[key] = ctx.loc(node)
+        return True
+
+    for path in data_files(data_dir):
+        loaded.files.append(path)
+        rel = path.relative_to(data_dir)
+        ctx = _Ctx(display(path), loaded)
+        root = _compose(path, ctx)
+        if root is None:
+            if not any(p.location.file == ctx.file for p in loaded.problems):
+                ctx.warning(Location(ctx.file), "empty-file", "file is empty")
+            continue
+        top = rel.parts[0]
+        if rel.name == "atlas.yaml" and len(rel.parts) == 1:
+            f = _fields(ctx, root, "atlas.yaml", ("cutoff",), ("cutoff",))
+            if f and "cutoff" in f:
+                atlas.cutoff = _date(ctx, f["cutoff"], "cutoff") or DEFAULT_CUTOFF
+        elif rel.name == "questions.yaml" and len(rel.parts) == 1:
+            for item in _list_file(ctx, root, "questions"):
+                q = parse_question(ctx, item)
+                if q and unique(ctx, "question", q.id, item):
+                    atlas.questions.append(q)
+        elif rel.name == "timeline.yaml" and len(rel.parts) == 1:
+            sightings, harvests, _ = parse_timeline(ctx, root)
+            atlas.sightings.extend(sightings)
+            atlas.harvests.extend(harvests)
+            loaded.timeline_loc = Location(ctx.file)
+        elif top == "repositories":
+            for item in _list_file(ctx, root, "repositories"):
+                r = parse_repository(ctx, item)
+                if r and unique(ctx, "repository", r.id, item):
+                    atlas.repositories.append(r)
+        elif top == "concepts":
+            c = parse_concept(ctx, root, path.stem)
+            if c and unique(ctx, "concept", c.id, root):
+                atlas.concepts.append(c)
+        elif top == "claims":
+            for item in _list_file(ctx, root, "claims"):
+                cl = parse_claim(ctx, item)
+                if cl and unique(ctx, "claim", cl.id, item):
+                    atlas.claims.append(cl)
+        elif top == "flows":
+            fl = parse_flow(ctx, root, path.stem)
+            if fl and unique(ctx, "flow", fl.id, root):
+                atlas.flows.append(fl)
+        else:
+            ctx.warning(Location(ctx.file), "unknown-file",
+                        "file is not part of the atlas layout and was not read",
+                        "see docs/schema.md for where each kind of record lives")
+    atlas.concepts.sort(key=lambda c: c.id)
+    atlas.claims.sort(key=lambda c: c.id)
+    atlas.flows.sort(key=lambda f: f.id)
+    atlas.repositories.sort(key=lambda r: r.id.lower())
+    order = {q: i for i, q in enumerate(QUESTION_IDS)}
+    atlas.questions.sort(key=lambda q: order[q.id])
+    atlas.reindex()
+    return loaded

@@ -1,0 +1,463 @@
+"""The atlas data model: vocabularies, records and the `Atlas` with its lookups.
+
+No I/O here: the loader builds these objects from data/, the cache stores them with
+`Atlas.to_plain()` / `Atlas.from_plain()`, and every other module receives an `Atlas`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+import re
+
+from .errors import Location
+from .text import norm, squash
+
+# ---------------------------------------------------------------------------------------------
+# Vocabularies
+# ---------------------------------------------------------------------------------------------
+
+KINDS = (
+    "library", "api", "protocol", "hardware", "link", "engine", "data-path-attribute",
+    "build-flag", "memory-model", "technique", "system", "paper", "source-artifact", "concept",
+)
+
+QUESTION_IDS = ("organize", "address", "submit", "move", "link", "peer")
+
+# forward type -> inverse name; symmetric types map to themselves.
+RELATION_TYPES: dict[str, str] = {
+    "uses": "used-by",
+    "built-on": "underlies",
+    "submits-to": "receives-work-from",
+    "moves-over": "carries",
+    "runs-on": "hosts",
+    "part-of": "has-part",
+    "configures": "configured-by",
+    "implements": "implemented-by",
+    "replaces": "replaced-by",
+    "alternative-to": "alternative-to",
+    "analogous-to": "analogous-to",
+    "disambiguates": "disambiguates",
+}
+SYMMETRIC = frozenset(t for t, inv in RELATION_TYPES.items() if t == inv)
+INVERSE_TO_FORWARD = {inv: fwd for fwd, inv in RELATION_TYPES.items() if fwd != inv}
+ACYCLIC_RELATIONS = ("part-of", "built-on")
+
+LIFECYCLES = ("active", "migrated", "pending-deprecation", "deprecated")
+CONFIDENCES = ("read-in-source", "second-hand", "derived", "unverified")
+CLAIM_STATUSES = ("confirmed", "refuted", "hypothesis", "placeholder", "open")
+EDGE_TYPES = ("data", "sync", "control", "order")
+REPO_STATUSES = ("active", "mirror", "archived", "migrated", "unavailable")
+PRECISIONS = ("exact", "on-or-before")
+METHODS = ("term", "path")
+LANGS = ("en", "zh")
+
+DEFAULT_CUTOFF = "2026-08-26"
+
+ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+PIN_RE = re.compile(
+    r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*)"
+    r"@(?P<sha>[^:]+):(?P<path>[^#]+)#L(?P<start>\d+)(?:-L(?P<end>\d+))?$"
+)
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+# ---------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Text:
+    """A short text in both languages; either side may be empty while data is incomplete."""
+
+    en: str = ""
+    zh: str = ""
+
+    def get(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+    def both(self) -> list[str]:
+        return [t for t in (self.en, self.zh) if t]
+
+    def __bool__(self) -> bool:
+        return bool(self.en or self.zh)
+
+
+@dataclass
+class Pin:
+    repo: str
+    sha: str
+    path: str
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        lines = f"#L{self.start}" if self.start == self.end else f"#L{self.start}-L{self.end}"
+        return f"{self.repo}@{self.sha}:{self.path}{lines}"
+
+    @classmethod
+    def parse(cls, text: str) -> "Pin | None":
+        m = PIN_RE.match(text.strip())
+        if not m:
+            return None
+        start = int(m["start"])
+        end = int(m["end"]) if m["end"] else start
+        return cls(m["repo"], m["sha"], m["path"], start, end)
+
+
+@dataclass
+class Evidence:
+    pin: Pin | None = None
+    url: str = ""
+    supports: Text = field(default_factory=Text)
+    symbol: str = ""
+    confidence: str = "read-in-source"
+    loc: Location | None = None
+
+    @property
+    def source(self) -> str:
+        return str(self.pin) if self.pin else self.url
+
+
+@dataclass
+class Relation:
+    type: str  # always a forward type or a symmetric one
+    source: str
+    target: str
+    note: Text = field(default_factory=Text)
+    evidence: list[Evidence] = field(default_factory=list)
+    loc: Location | None = None
+
+
+@dataclass
+class Probe:
+    repo: str
+    term: str = ""
+    path: str = ""
+    loc: Location | None = None
+
+    @property
+    def method(self) -> str:
+        return "term" if self.term else "path"
+
+    @property
+    def value(self) -> str:
+        return self.term or self.path
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.repo, self.method, self.value)
+
+
+@dataclass
+class Lifecycle:
+    status: str = "active"
+    note: Text = field(default_factory=Text)
+
+
+@dataclass
+class Concept:
+    id: str
+    kind: str
+    names: Text
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # lang -> aliases
+    answers: dict[str, Text] = field(default_factory=dict)  # question id -> one-line answer
+    beginner: Text = field(default_factory=Text)
+    professional: Text = field(default_factory=Text)
+    hardware: list[str] = field(default_factory=list)  # ids of hardware/system concepts
+    hardware_note: Text = field(default_factory=Text)
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    relations: list[Relation] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    probes: list[Probe] = field(default_factory=list)
+    loc: Location | None = None
+
+    def all_names(self) -> list[str]:
+        out = [n for n in (self.names.en, self.names.zh) if n]
+        for lang in LANGS:
+            out.extend(self.aliases.get(lang, []))
+        return out
+
+
+@dataclass
+class Question:
+    id: str
+    names: Text
+    explanation: Text = field(default_factory=Text)
+    loc: Location | None = None
+
+
+@dataclass
+class Claim:
+    id: str
+    statement: Text
+    status: str
+    about: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    note: Text = field(default_factory=Text)
+    loc: Location | None = None
+
+
+@dataclass
+class FlowStep:
+    id: str
+    label: Text
+    actor: str
+    concepts: list[str] = field(default_factory=list)
+    source: Evidence | None = None
+    note: Text = field(default_factory=Text)
+    loc: Location | None = None
+
+
+@dataclass
+class FlowEdge:
+    source: str
+    target: str
+    type: str
+    label: str = ""
+    loc: Location | None = None
+
+
+@dataclass
+class Flow:
+    id: str
+    title: Text
+    summary: Text = field(default_factory=Text)
+    steps: list[FlowStep] = field(default_factory=list)
+    edges: list[FlowEdge] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    loc: Location | None = None
+
+    def ordered_steps(self) -> list[FlowStep]:
+        """Steps in a stable topological order (Kahn, ties broken by declaration order)."""
+        index = {s.id: i for i, s in enumerate(self.steps)}
+        indeg = {s.id: 0 for s in self.steps}
+        succ: dict[str, list[str]] = {s.id: [] for s in self.steps}
+        for e in self.edges:
+            if e.source in succ and e.target in indeg:
+                succ[e.source].append(e.target)
+                indeg[e.target] += 1
+        ready = sorted((sid for sid, d in indeg.items() if d == 0), key=index.get)
+        out: list[str] = []
+        while ready:
+            sid = ready.pop(0)
+            out.append(sid)
+            for t in succ[sid]:
+                indeg[t] -= 1
+                if indeg[t] == 0:
+                    ready.append(t)
+                    ready.sort(key=index.get)
+        seen = set(out)
+        out.extend(s.id for s in self.steps if s.id not in seen)  # cycles: keep the rest
+        by_id = {s.id: s for s in self.steps}
+        return [by_id[sid] for sid in out]
+
+
+@dataclass
+class Repository:
+    id: str
+    urls: list[str] = field(default_factory=list)
+    purpose: Text = field(default_factory=Text)
+    hardware: list[str] = field(default_factory=list)
+    status: str = "active"
+    branch: str = ""  # empty: the repository's HEAD
+    mirror_of: str = ""
+    migrated_from: list[str] = field(default_factory=list)
+    note: Text = field(default_factory=Text)
+    evidence: list[Evidence] = field(default_factory=list)
+    loc: Location | None = None
+
+
+@dataclass
+class Sighting:
+    """One harvest result: when a probe first became visible on a repository's mainline."""
+
+    concept: str
+    repo: str
+    method: str
+    value: str
+    found: bool
+    sha: str = ""
+    committer_date: str = ""  # ISO 8601 with offset
+    author_date: str = ""
+    mainline: str = ""
+    introduced: str = ""
+    introduced_date: str = ""
+    precision: str = "exact"
+    head: str = ""
+    cutoff: str = DEFAULT_CUTOFF
+    harvested_at: str = ""
+    note: str = ""
+    loc: Location | None = None
+
+    @property
+    def date(self) -> str:
+        return self.committer_date[:10]
+
+
+@dataclass
+class RepoHarvest:
+    """Provenance of one repository's harvest: the HEAD read and when."""
+
+    repo: str
+    head: str
+    branch: str
+    cutoff: str
+    cutoff_head: str
+    harvested_at: str
+    commits: int = 0
+    shallow: bool = False
+    skipped_paths: list[str] = field(default_factory=list)
+    loc: Location | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# The atlas
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Atlas:
+    questions: list[Question] = field(default_factory=list)
+    concepts: list[Concept] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    flows: list[Flow] = field(default_factory=list)
+    repositories: list[Repository] = field(default_factory=list)
+    sightings: list[Sighting] = field(default_factory=list)
+    harvests: list[RepoHarvest] = field(default_factory=list)
+    cutoff: str = DEFAULT_CUTOFF
+
+    def __post_init__(self) -> None:
+        self.reindex()
+
+    def reindex(self) -> None:
+        self.concept_by_id = {c.id: c for c in self.concepts}
+        self.question_by_id = {q.id: q for q in self.questions}
+        self.repo_by_id = {r.id: r for r in self.repositories}
+        self.flow_by_id = {f.id: f for f in self.flows}
+        self.claim_by_id = {c.id: c for c in self.claims}
+        names: dict[str, set[str]] = {}
+        loose: dict[str, set[str]] = {}
+        for c in self.concepts:
+            for n in [c.id, *c.all_names()]:
+                names.setdefault(norm(n), set()).add(c.id)
+                loose.setdefault(squash(n), set()).add(c.id)
+        self.name_index = names
+        self.loose_index = loose
+        touching: dict[str, list[Relation]] = {}
+        for c in self.concepts:
+            for r in c.relations:
+                touching.setdefault(r.source, []).append(r)
+                if r.target != r.source:
+                    touching.setdefault(r.target, []).append(r)
+        self.touching = touching
+        by_concept: dict[str, list[Sighting]] = {}
+        for s in self.sightings:
+            by_concept.setdefault(s.concept, []).append(s)
+        for lst in by_concept.values():
+            lst.sort(key=lambda s: (not s.found, s.committer_date or "9999", s.repo, s.value))
+        self.sightings_by_concept = by_concept
+
+    # -- lookups used everywhere --------------------------------------------------------------
+
+    def concept(self, ident: str) -> Concept:
+        return self.concept_by_id[ident]
+
+    def relations(self) -> list[Relation]:
+        return [r for c in self.concepts for r in c.relations]
+
+    def claims_about(self, ident: str) -> list[Claim]:
+        return [cl for cl in self.claims if ident in cl.about]
+
+    def flows_touching(self, ident: str) -> list[Flow]:
+        return [f for f in self.flows if any(ident in s.concepts for s in f.steps)]
+
+    def first_visible(self, ident: str) -> Sighting | None:
+        """The earliest found sighting of a concept over all its probes, or None."""
+        for s in self.sightings_by_concept.get(ident, []):
+            if s.found:
+                return s
+        return None
+
+    def visible_on(self, ident: str, date: str) -> bool | None:
+        """True/False once the concept has sightings; None when it has no dated sighting."""
+        first = self.first_visible(ident)
+        if first is None:
+            return None
+        return first.date <= date
+
+    # -- plain form for the compiled index (marshal-able: dict/list/str/int/bool/None) ---------
+
+    def to_plain(self) -> dict:
+        return {name: [_plain(x) for x in getattr(self, name)] for name in _LISTS} | {
+            "cutoff": self.cutoff}
+
+    @classmethod
+    def from_plain(cls, data: dict) -> "Atlas":
+        kwargs = {name: [_unplain(_LISTS[name], x) for x in data[name]] for name in _LISTS}
+        return cls(cutoff=data["cutoff"], **kwargs)
+
+
+_LISTS = {
+    "questions": Question, "concepts": Concept, "claims": Claim, "flows": Flow,
+    "repositories": Repository, "sightings": Sighting, "harvests": RepoHarvest,
+}
+
+# field name -> record class, for nested reconstruction
+_NESTED = {
+    (Concept, "names"): Text, (Concept, "beginner"): Text, (Concept, "professional"): Text,
+    (Concept, "hardware_note"): Text, (Concept, "lifecycle"): "Lifecycle",
+    (Concept, "relations"): [Relation], (Concept, "evidence"): [Evidence],
+    (Concept, "probes"): [Probe], (Concept, "answers"): {"*": Text},
+    (Lifecycle, "note"): Text, (Relation, "note"): Text, (Relation, "evidence"): [Evidence],
+    (Evidence, "pin"): Pin, (Evidence, "supports"): Text,
+    (Question, "names"): Text, (Question, "explanation"): Text,
+    (Claim, "statement"): Text, (Claim, "evidence"): [Evidence], (Claim, "note"): Text,
+    (FlowStep, "label"): Text, (FlowStep, "source"): Evidence, (FlowStep, "note"): Text,
+    (Flow, "title"): Text, (Flow, "summary"): Text, (Flow, "steps"): [FlowStep],
+    (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence],
+    (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],
+}
+_CLASSES = {"Lifecycle": Lifecycle}
+
+
+def _plain(obj):
+    if obj is None or isinstance(obj, (str, int, bool, float)):
+        return obj
+    if isinstance(obj, Location):
+        return (obj.file, obj.line, obj.col)
+    if isinstance(obj, list):
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
+
+
+def _unplain(cls, data):
+    if data is None:
+        return None
+    kwargs = {}
+    for name, value in data.items():
+        spec = _NESTED.get((cls, name))
+        if isinstance(spec, str):
+            spec = _CLASSES[spec]
+        if name == "loc":
+            kwargs[name] = Location(*value) if value else None
+        elif spec is None:
+            kwargs[name] = value
+        elif isinstance(spec, list):
+            kwargs[name] = [_unplain(spec[0], v) for v in value]
+        elif isinstance(spec, dict):
+            kwargs[name] = {k: _unplain(spec["*"], v) for k, v in value.items()}
+        else:
+            kwargs[name] = _unplain(spec, value)
+    return cls(**kwargs)
+
+
+def canonical_relation(rel_type: str) -> tuple[str, bool] | None:
+    """Map a relation name as written in data to (forward type, reversed?)."""
+    if rel_type in RELATION_TYPES:
+        return rel_type, False
+    if rel_type in INVERSE_TO_FORWARD:
+        return INVERSE_TO_FORWARD[rel_type], True
+    return None

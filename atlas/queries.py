@@ -1,0 +1,402 @@
+"""Pure functions over an `Atlas`: resolve a term, build a card, search and filter, walk relations,
+find typed paths, the six-question matrix, side-by-side comparison, flows and claims.
+
+Results are plain dicts and lists (the JSON output is exactly these); `render` turns them into text.
+"""
+from __future__ import annotations
+
+from .errors import AtlasError, Location
+from .model import (
+    CLAIM_STATUSES, KINDS, LIFECYCLES, QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept,
+    Evidence, Relation, Text, canonical_relation,
+)
+from .text import norm, squash, suggest
+
+FILTER_KEYS = ("kind", "answers", "hw", "status", "repo", "rel", "text")
+
+
+def _t(text: Text) -> dict:
+    return {"en": text.en, "zh": text.zh}
+
+
+def evidence_plain(ev: Evidence) -> dict:
+    out = {"source": ev.source, "confidence": ev.confidence, "supports": _t(ev.supports)}
+    if ev.pin:
+        out["pin"] = {"repo": ev.pin.repo, "sha": ev.pin.sha, "path": ev.pin.path,
+                      "start": ev.pin.start, "end": ev.pin.end}
+    if ev.symbol:
+        out["symbol"] = ev.symbol
+    if ev.loc:
+        out["defined_at"] = str(ev.loc)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolution
+# ---------------------------------------------------------------------------------------------
+
+def _candidates(atlas: Atlas) -> dict[str, str]:
+    return {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
+
+
+def find(atlas: Atlas, term: str) -> Concept | None:
+    """Id, English or Chinese name or alias (case/width-insensitive), or a unique prefix."""
+    term = term.strip()
+    if term in atlas.concept_by_id:
+        return atlas.concept_by_id[term]
+    for index, fold in ((atlas.name_index, norm), (atlas.loose_index, squash)):
+        hits = index.get(fold(term))
+        if hits and len(hits) == 1:
+            return atlas.concept_by_id[next(iter(hits))]
+    for index, fold in ((atlas.name_index, norm), (atlas.loose_index, squash)):
+        key = fold(term)
+        if not key:
+            continue
+        owners = {cid for name, ids in index.items() if name.startswith(key) for cid in ids}
+        if len(owners) == 1:
+            return atlas.concept_by_id[owners.pop()]
+    return None
+
+
+def suggestions(atlas: Atlas, term: str, limit: int = 8) -> list[dict]:
+    """Ranked concepts for a term that matched nothing: spelling, prefixes, then full text."""
+    ranked = suggest(term, _candidates(atlas), limit)
+    key = norm(term)
+    if key:
+        for c in atlas.concepts:
+            if c.id not in ranked and any(key in norm(t) for t in _texts(c)):
+                ranked.append(c.id)
+    return [_row(atlas.concept_by_id[cid]) for cid in ranked[:limit]]
+
+
+def resolve(atlas: Atlas, term: str) -> Concept:
+    c = find(atlas, term)
+    if c is None:
+        hints = suggestions(atlas, term)
+        hint = "did you mean: " + ", ".join(h["id"] for h in hints) if hints else \
+            "try `atlas query text:WORD` to search the explanations"
+        err = AtlasError(f'no concept matches "{term}"', Location("query"), hint)
+        err.suggestions = hints
+        raise err
+    return c
+
+
+# ---------------------------------------------------------------------------------------------
+# Cards
+# ---------------------------------------------------------------------------------------------
+
+def _other(rel: Relation, ident: str) -> str:
+    return rel.target if rel.source == ident else rel.source
+
+
+def relation_groups(atlas: Atlas, ident: str) -> list[dict]:
+    """Relations touching a concept, grouped by the name read from its side (uses / used-by ...)."""
+    groups: dict[str, list[dict]] = {}
+    for r in atlas.touching.get(ident, []):
+        if r.type in SYMMETRIC or r.source == ident:
+            name = r.type
+        else:
+            name = RELATION_TYPES[r.type]
+        other = _other(r, ident)
+        oc = atlas.concept_by_id.get(other)
+        groups.setdefault(name, []).append({
+            "id": other, "name": _t(oc.names) if oc else {"en": other, "zh": ""},
+            "note": _t(r.note), "direction": "out" if r.source == ident else "in"})
+    order = {t: i for i, t in enumerate([*RELATION_TYPES, *RELATION_TYPES.values()])}
+    return [{"relation": k, "concepts": sorted(v, key=lambda x: x["id"])}
+            for k, v in sorted(groups.items(), key=lambda kv: order.get(kv[0], 99))]
+
+
+def history(atlas: Atlas, ident: str) -> list[dict]:
+    return [{"repo": s.repo, "method": s.method, "value": s.value, "found": s.found,
+             "sha": s.sha, "date": s.committer_date, "author_date": s.author_date,
+             "introduced": s.introduced, "precision": s.precision, "head": s.head,
+             "cutoff": s.cutoff}
+            for s in atlas.sightings_by_concept.get(ident, [])]
+
+
+def first_visible(atlas: Atlas, ident: str) -> dict | None:
+    s = atlas.first_visible(ident)
+    if s is None:
+        return None
+    return {"date": s.committer_date, "repo": s.repo, "sha": s.sha, "precision": s.precision,
+            "value": s.value}
+
+
+def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> dict:
+    out = {
+        "id": c.id, "kind": c.kind, "names": _t(c.names),
+        "aliases": {k: list(v) for k, v in c.aliases.items()},
+        "answers": {q: _t(c.answers[q]) for q in QUESTION_IDS if q in c.answers},
+        "beginner": _t(c.beginner), "professional": _t(c.professional),
+        "hardware": list(c.hardware), "hardware_note": _t(c.hardware_note),
+        "lifecycle": {"status": c.lifecycle.status, "note": _t(c.lifecycle.note)},
+        "relations": relation_groups(atlas, c.id),
+        "claims": [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement)}
+                   for cl in atlas.claims_about(c.id)],
+        "flows": [{"id": f.id, "title": _t(f.title)} for f in atlas.flows_touching(c.id)],
+        "evidence": [evidence_plain(e) for e in c.evidence],
+        "history": history(atlas, c.id),
+        "first_visible": first_visible(atlas, c.id),
+        "defined_at": str(c.loc) if c.loc else "",
+    }
+    if as_of:
+        out["as_of"] = {"date": as_of, "visible": atlas.visible_on(c.id, as_of)}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Search and filters
+# ---------------------------------------------------------------------------------------------
+
+def _texts(c: Concept) -> list[str]:
+    out = [c.id, *c.all_names(), *c.beginner.both(), *c.professional.both()]
+    for a in c.answers.values():
+        out.extend(a.both())
+    return out
+
+
+def _row(c: Concept, atlas: Atlas | None = None, as_of: str | None = None) -> dict:
+    row = {"id": c.id, "kind": c.kind, "name": _t(c.names),
+           "answers": [q for q in QUESTION_IDS if q in c.answers], "lifecycle": c.lifecycle.status}
+    if atlas is not None:
+        fv = atlas.first_visible(c.id)
+        row["first_visible"] = fv.committer_date[:10] if fv else ""
+        if as_of:
+            row["visible"] = atlas.visible_on(c.id, as_of)
+    return row
+
+
+def parse_filters(args: list[str]) -> tuple[list[tuple[str, str]], str]:
+    """Split `kind:link answers:move some words` into filters and free text."""
+    filters, words = [], []
+    for arg in args:
+        key, sep, value = arg.partition(":")
+        if sep and key in FILTER_KEYS and value:
+            filters.append((key, value))
+        else:
+            words.append(arg)
+    return filters, " ".join(words)
+
+
+def is_filter_query(args: list[str]) -> bool:
+    return bool(parse_filters(args)[0])
+
+
+def search(atlas: Atlas, filters: list[tuple[str, str]], text: str = "",
+           as_of: str | None = None) -> list[dict]:
+    matches = list(atlas.concepts)
+    for key, value in filters:
+        matches = [c for c in matches if _filter(atlas, c, key, value)]
+    scored = []
+    words = [norm(w) for w in text.split()] if text else []
+    for c in matches:
+        if words:
+            names = [norm(n) for n in [c.id, *c.all_names()]]
+            body = [norm(t) for t in _texts(c)]
+            if not all(any(w in t for t in body) for w in words):
+                continue
+            score = sum(3 if any(w == n for n in names) else 2 if any(w in n for n in names) else 1
+                        for w in words)
+        else:
+            score = 0
+        scored.append((-score, c.id, c))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [_row(c, atlas, as_of) for _, _, c in scored]
+
+
+def _filter(atlas: Atlas, c: Concept, key: str, value: str) -> bool:
+    if key == "kind":
+        _check_choice(value, KINDS, "kind")
+        return c.kind == value
+    if key == "answers":
+        _check_choice(value, QUESTION_IDS, "question")
+        return value in c.answers
+    if key == "status":
+        _check_choice(value, LIFECYCLES, "lifecycle status")
+        return c.lifecycle.status == value
+    if key == "hw":
+        hw = find(atlas, value)
+        wanted = {hw.id} if hw else {value}
+        if hw:  # a product matches its parts: hw:atlas-a3 also finds concepts scoped to its chip
+            wanted |= {r.source for r in atlas.touching.get(hw.id, [])
+                       if r.type == "part-of" and r.target == hw.id}
+        return "any" in c.hardware or bool(wanted & set(c.hardware))
+    if key == "repo":
+        repos = {p.repo.lower() for p in c.probes} | {
+            e.pin.repo.lower() for e in c.evidence if e.pin}
+        return value.lower() in repos or any(r.endswith("/" + value.lower()) for r in repos)
+    if key == "rel":
+        rtype, _, target = value.partition(":")
+        canon = canonical_relation(rtype)
+        if canon is None:
+            raise AtlasError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
+                             "types: " + ", ".join(RELATION_TYPES))
+        forward, reverse = canon
+        tc = find(atlas, target) if target else None
+        if target and tc is None:
+            raise AtlasError(f'no concept matches "{target}" in rel:{value}', Location("query"))
+        for r in atlas.touching.get(c.id, []):
+            if r.type != forward:
+                continue
+            if forward in SYMMETRIC:
+                if tc is None or _other(r, c.id) == tc.id:
+                    return True
+                continue
+            mine, theirs = (r.target, r.source) if reverse else (r.source, r.target)
+            if mine == c.id and (tc is None or theirs == tc.id):
+                return True
+        return False
+    if key == "text":
+        w = norm(value)
+        return any(w in norm(t) for t in _texts(c))
+    return False
+
+
+def _check_choice(value: str, options, what: str) -> None:
+    if value not in options:
+        raise AtlasError(f'unknown {what} "{value}"', Location("query"),
+                         f"{what} is one of: " + ", ".join(options))
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph walks
+# ---------------------------------------------------------------------------------------------
+
+def related(atlas: Atlas, c: Concept, rel: str | None = None, depth: int = 1) -> list[dict]:
+    forward = None
+    if rel:
+        canon = canonical_relation(rel)
+        if canon is None:
+            raise AtlasError(f'unknown relation type "{rel}"', Location("--rel"),
+                             "types: " + ", ".join(RELATION_TYPES))
+        forward = canon[0]
+    seen = {c.id: 0}
+    frontier = [c.id]
+    out = []
+    for level in range(1, depth + 1):
+        nxt = []
+        for ident in frontier:
+            for r in atlas.touching.get(ident, []):
+                if forward and r.type != forward:
+                    continue
+                other = _other(r, ident)
+                name = r.type if (r.type in SYMMETRIC or r.source == ident) else RELATION_TYPES[r.type]
+                if other in seen:
+                    continue
+                seen[other] = level
+                nxt.append(other)
+                oc = atlas.concept_by_id.get(other)
+                out.append({"depth": level, "from": ident, "relation": name, "id": other,
+                            "kind": oc.kind if oc else "", "name": _t(oc.names) if oc else {}})
+        frontier = sorted(nxt)
+    return out
+
+
+def graph(atlas: Atlas):
+    """The relations as a networkx MultiDiGraph (imported here only: it costs ~0.3 s)."""
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    for c in atlas.concepts:
+        g.add_node(c.id, kind=c.kind)
+    for r in atlas.relations():
+        g.add_edge(r.source, r.target, type=r.type)
+    return g
+
+
+def path(atlas: Atlas, a: Concept, b: Concept, rel: str | None = None) -> list[dict]:
+    """Shortest chain of relations from a to b (edges may be walked against their direction)."""
+    import networkx as nx
+
+    und = nx.Graph()
+    und.add_nodes_from(c.id for c in atlas.concepts)
+    forward = canonical_relation(rel)[0] if rel and canonical_relation(rel) else None
+    if rel and forward is None:
+        raise AtlasError(f'unknown relation type "{rel}"', Location("--rel"))
+    for r in sorted(atlas.relations(), key=lambda r: (r.source, r.target, r.type)):
+        if forward and r.type != forward:
+            continue
+        if not und.has_edge(r.source, r.target):
+            und.add_edge(r.source, r.target, rels=[])
+        und.edges[r.source, r.target]["rels"].append(r)
+    try:
+        nodes = nx.shortest_path(und, a.id, b.id)
+    except nx.NetworkXNoPath:
+        return []
+    steps = []
+    for x, y in zip(nodes, nodes[1:]):
+        rels = und.edges[x, y]["rels"]
+        r = next((r for r in rels if r.source == x), rels[0])
+        steps.append({"from": x, "to": y, "relation": r.type,
+                      "direction": "forward" if (r.source == x or r.type in SYMMETRIC) else "backward"})
+    return steps
+
+
+# ---------------------------------------------------------------------------------------------
+# Questions, comparison, flows, claims
+# ---------------------------------------------------------------------------------------------
+
+def questions(atlas: Atlas, concepts: list[Concept] | None = None) -> dict:
+    chosen = concepts if concepts else [c for c in atlas.concepts if c.answers]
+    if not concepts:
+        kind_order = {k: i for i, k in enumerate(KINDS)}
+        chosen = sorted(chosen, key=lambda c: (kind_order[c.kind], c.id))
+    return {
+        "questions": [{"id": q.id, "names": _t(q.names), "explanation": _t(q.explanation)}
+                      for q in atlas.questions],
+        "rows": [{"id": c.id, "kind": c.kind, "name": _t(c.names),
+                  "answers": {q: _t(c.answers[q]) for q in QUESTION_IDS if q in c.answers}}
+                 for c in chosen],
+    }
+
+
+def compare(atlas: Atlas, concepts: list[Concept]) -> dict:
+    cols = []
+    for c in concepts:
+        fv = atlas.first_visible(c.id)
+        cols.append({
+            "id": c.id, "kind": c.kind, "name": _t(c.names),
+            "answers": {q: _t(c.answers[q]) for q in QUESTION_IDS if q in c.answers},
+            "hardware": list(c.hardware), "lifecycle": c.lifecycle.status,
+            "lifecycle_note": _t(c.lifecycle.note),
+            "first_visible": ({"date": fv.committer_date, "repo": fv.repo, "sha": fv.sha,
+                               "precision": fv.precision} if fv else None),
+        })
+    shared = sorted({r.target if r.source == a.id else r.source
+                     for a in concepts for r in atlas.touching.get(a.id, [])}
+                    & {c.id for c in concepts})
+    return {"questions": [{"id": q.id, "names": _t(q.names)} for q in atlas.questions],
+            "concepts": cols, "related_among_them": shared}
+
+
+def flows(atlas: Atlas) -> list[dict]:
+    return [{"id": f.id, "title": _t(f.title), "steps": len(f.steps), "edges": len(f.edges)}
+            for f in atlas.flows]
+
+
+def flow(atlas: Atlas, ident: str) -> dict:
+    f = atlas.flow_by_id.get(ident)
+    if f is None:
+        close = suggest(ident, {x.id: x.id for x in atlas.flows}, 3)
+        raise AtlasError(f'no flow "{ident}"', Location("flow"),
+                         ("did you mean: " + ", ".join(close)) if close else "run `atlas flow` to list flows")
+    return {
+        "id": f.id, "title": _t(f.title), "summary": _t(f.summary),
+        "evidence": [evidence_plain(e) for e in f.evidence],
+        "steps": [{"id": s.id, "label": _t(s.label), "actor": s.actor, "concepts": list(s.concepts),
+                   "source": evidence_plain(s.source) if s.source else None,
+                   "after": [{"from": e.source, "type": e.type, "label": e.label}
+                             for e in f.edges if e.target == s.id]}
+                  for s in f.ordered_steps()],
+        "edges": [{"from": e.source, "to": e.target, "type": e.type, "label": e.label} for e in f.edges],
+    }
+
+
+def claims(atlas: Atlas, c: Concept | None = None, status: str | None = None) -> list[dict]:
+    if status:
+        _check_choice(status, CLAIM_STATUSES, "claim status")
+    chosen = atlas.claims_about(c.id) if c else atlas.claims
+    return [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement), "about": cl.about,
+             "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence]}
+            for cl in chosen if not status or cl.status == status]

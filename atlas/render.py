@@ -1,0 +1,262 @@
+"""Text rendering of query results: cards, tables (CJK-aware widths), matrices, paths and flows."""
+from __future__ import annotations
+
+import shutil
+
+from .model import QUESTION_IDS
+from .text import width
+
+QUESTION_SHORT = {"organize": "organize", "address": "address", "submit": "submit",
+                  "move": "move", "link": "link", "peer": "peer"}
+QUESTION_ZH = {"organize": "组织", "address": "地址", "submit": "提交", "move": "搬运",
+               "link": "链路", "peer": "对端"}
+
+
+def term_width() -> int:
+    return max(60, min(shutil.get_terminal_size((120, 24)).columns, 200))
+
+
+def pick(text: dict, lang: str) -> str:
+    if lang == "all":
+        parts = [text.get("en", ""), text.get("zh", "")]
+        return " / ".join(p for p in parts if p)
+    return text.get(lang) or text.get("en") or text.get("zh") or ""
+
+
+def _cut(s: str, w: int) -> tuple[str, str]:
+    """Split s so that the head takes at most w columns (prefer a break at a space)."""
+    total = 0
+    for i, ch in enumerate(s):
+        cw = width(ch)
+        if total + cw > w:
+            head = s[:i]
+            space = head.rfind(" ")
+            if space > len(head) // 2:
+                return head[:space], s[space + 1:].lstrip()
+            return head, s[i:].lstrip()
+        total += cw
+    return s, ""
+
+
+def wrap(s: str, w: int) -> list[str]:
+    lines = []
+    for para in (s or "").split("\n"):
+        while width(para) > w:
+            head, para = _cut(para, w)
+            lines.append(head.rstrip())
+        lines.append(para)
+    return lines or [""]
+
+
+def pad(s: str, w: int) -> str:
+    return s + " " * max(0, w - width(s))
+
+
+def table(headers: list[str], rows: list[list[str]], max_total: int | None = None,
+          min_col: int = 6) -> str:
+    """A plain-text table; columns wrap so the table fits the terminal."""
+    max_total = max_total or term_width()
+    n = len(headers)
+    natural = [max([width(headers[i])] + [max((width(x) for x in (r[i] or "").split("\n")), default=0)
+                                          for r in rows]) for i in range(n)]
+    budget = max_total - 2 * (n - 1)
+    widths = list(natural)
+    while sum(widths) > budget:
+        i = max(range(n), key=lambda k: widths[k])
+        if widths[i] <= min_col:
+            break
+        widths[i] -= 1
+    out = ["  ".join(pad(h, widths[i]) for i, h in enumerate(headers)).rstrip(),
+           "  ".join("-" * widths[i] for i in range(n))]
+    for r in rows:
+        cells = [wrap(r[i] or "", widths[i]) for i in range(n)]
+        for k in range(max(len(c) for c in cells)):
+            out.append("  ".join(pad(c[k] if k < len(c) else "", widths[i])
+                                 for i, c in enumerate(cells)).rstrip())
+    return "\n".join(out)
+
+
+def _section(title: str) -> str:
+    return f"\n{title}"
+
+
+def card(c: dict, questions: dict, lang: str = "en") -> str:
+    names = c["names"]
+    head = f"{names['en']}" + (f"  {names['zh']}" if names.get("zh") else "")
+    lines = [head, "=" * min(width(head), term_width()),
+             f"id: {c['id']}    kind: {c['kind']}    lifecycle: {c['lifecycle']['status']}"]
+    aliases = [a for lang_ in ("en", "zh") for a in c["aliases"].get(lang_, [])]
+    if aliases:
+        lines.append("aliases: " + ", ".join(aliases))
+    if c["lifecycle"]["status"] != "active":
+        lines.append("lifecycle note: " + pick(c["lifecycle"]["note"], lang))
+    if c.get("as_of"):
+        vis = c["as_of"]["visible"]
+        state = {True: "visible", False: "NOT YET VISIBLE", None: "undated (no sighting)"}[vis]
+        lines.append(f"as of {c['as_of']['date']}: {state}")
+    lines.append(_section("Answers to the six questions"))
+    if c["answers"]:
+        for q in QUESTION_IDS:
+            if q in c["answers"]:
+                qn = pick(questions[q], lang)
+                lines.append(f"  {qn}")
+                lines.extend("      " + x for x in wrap(pick(c["answers"][q], lang), term_width() - 8))
+    else:
+        lines.append("  (none: this concept answers none of the six questions)")
+    width_ = term_width() - 2
+    for key, title in (("beginner", "For a newcomer"), ("professional", "For a professional")):
+        lines.append(_section(title))
+        langs = ("en", "zh") if lang == "all" else (lang,)
+        for lg in langs:
+            text = c[key].get(lg) or c[key].get("en", "")
+            lines.extend("  " + x for x in wrap(text, width_))
+    if c["hardware"]:
+        lines.append(_section("Hardware: " + ", ".join(c["hardware"])))
+        if pick(c["hardware_note"], lang):
+            lines.extend("  " + x for x in wrap(pick(c["hardware_note"], lang), width_))
+    if c["relations"]:
+        lines.append(_section("Relations"))
+        for g in c["relations"]:
+            ids = ", ".join(x["id"] for x in g["concepts"])
+            lines.extend(wrap(f"  {g['relation']}: {ids}", width_))
+    if c["claims"]:
+        lines.append(_section("Claims"))
+        for cl in c["claims"]:
+            lines.extend(wrap(f"  [{cl['status']}] {cl['id']}: {pick(cl['statement'], lang)}", width_))
+    if c["flows"]:
+        lines.append(_section("Flows: " + ", ".join(f["id"] for f in c["flows"])))
+    lines.append(_section("Evidence"))
+    for e in c["evidence"]:
+        lines.append(f"  - {e['source']}  ({e['confidence']})")
+        sup = pick(e["supports"], lang)
+        if sup:
+            lines.extend("      " + x for x in wrap(sup, width_ - 6))
+    if c["history"]:
+        lines.append(_section("History (first visible on the mainline, cut-off "
+                              f"{c['history'][0]['cutoff']})"))
+        for h in c["history"]:
+            if h["found"]:
+                lines.append(f"  {h['date'][:10]}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
+                             f"  {h['method']}: {h['value']}")
+            else:
+                lines.append(f"  ----------  {h['repo']}  not seen before the cut-off"
+                             f"  {h['method']}: {h['value']}")
+    return "\n".join(lines)
+
+
+def rows_table(rows: list[dict], lang: str = "en") -> str:
+    if not rows:
+        return "no concept matches"
+    has_vis = any("visible" in r for r in rows)
+    headers = ["id", "kind", "name", "answers", "first visible"] + (["as-of"] if has_vis else [])
+    body = []
+    for r in rows:
+        line = [r["id"], r["kind"], pick(r["name"], lang), " ".join(r["answers"]),
+                r.get("first_visible", "")]
+        if has_vis:
+            line.append({True: "visible", False: "not yet", None: "undated"}[r.get("visible")])
+        body.append(line)
+    return table(headers, body) + f"\n{len(rows)} concept(s)"
+
+
+def suggestions(term: str, rows: list[dict], lang: str = "en") -> str:
+    lines = [f'no concept matches "{term}"']
+    if rows:
+        lines.append("did you mean:")
+        lines.extend(f"  {r['id']:<32} {r['kind']:<20} {pick(r['name'], lang)}" for r in rows)
+    return "\n".join(lines)
+
+
+def related(c: dict, rows: list[dict], lang: str = "en") -> str:
+    if not rows:
+        return f"{c['id']} has no relations" + (" of that type" if rows == [] else "")
+    return table(["depth", "from", "relation", "concept", "kind", "name"],
+                 [[str(r["depth"]), r["from"], r["relation"], r["id"], r["kind"], pick(r["name"], lang)]
+                  for r in rows])
+
+
+def path(a: str, b: str, steps: list[dict]) -> str:
+    if not steps:
+        return f"no path between {a} and {b}"
+    out = steps[0]["from"]
+    for s in steps:
+        if s["direction"] == "forward":
+            out += f" -{s['relation']}-> {s['to']}"
+        else:
+            out += f" <-{s['relation']}- {s['to']}"
+    return out
+
+
+def questions(result: dict, lang: str = "en", answers: bool = False) -> str:
+    qs = [q["id"] for q in result["questions"]]
+    if answers:  # questions as rows, concepts as columns: the answers read across
+        headers = [""] + [r["id"] for r in result["rows"]]
+        body = [[pick(q["names"], lang)] + [pick(r["answers"][q["id"]], lang) if q["id"] in r["answers"]
+                                            else "-" for r in result["rows"]]
+                for q in result["questions"]]
+        return table(headers, body, min_col=8)
+    short = QUESTION_ZH if lang == "zh" else QUESTION_SHORT
+    headers = ["concept", "kind"] + [short[q] for q in qs]
+    body = [[r["id"], r["kind"]] + ["●" if q in r["answers"] else "·" for q in qs]
+            for r in result["rows"]]
+    legend = "\n".join(f"  {short[q['id']]:<9} {pick(q['names'], lang)}" for q in result["questions"])
+    counts = {q: sum(1 for r in result["rows"] if q in r["answers"]) for q in qs}
+    multi = sum(1 for r in result["rows"] if len(r["answers"]) >= 2)
+    every = sum(1 for r in result["rows"] if len(r["answers"]) == len(qs))
+    summary = (f"{len(result['rows'])} concepts; per question: "
+               + ", ".join(f"{short[q]} {counts[q]}" for q in qs)
+               + f"; {multi} answer two or more, {every} answer all six.")
+    return table(headers, body, min_col=4) + "\n\n" + legend + "\n" + summary
+
+
+def compare(result: dict, lang: str = "en") -> str:
+    cols = result["concepts"]
+    headers = [""] + [c["id"] for c in cols]
+    body = [["kind"] + [c["kind"] for c in cols],
+            ["name"] + [pick(c["name"], lang) for c in cols]]
+    for q in result["questions"]:
+        body.append([pick(q["names"], lang)] +
+                    [pick(c["answers"][q["id"]], lang) if q["id"] in c["answers"] else "-" for c in cols])
+    body.append(["hardware"] + [", ".join(c["hardware"]) or "-" for c in cols])
+    body.append(["lifecycle"] + [c["lifecycle"] + (": " + pick(c["lifecycle_note"], lang)
+                                                   if c["lifecycle"] != "active" else "") for c in cols])
+    body.append(["first visible"] + [
+        (f"{c['first_visible']['date'][:10]} {c['first_visible']['repo']}"
+         f" {c['first_visible']['sha'][:10]} ({c['first_visible']['precision']})")
+        if c["first_visible"] else "-" for c in cols])
+    return table(headers, body, min_col=10)
+
+
+def flows(rows: list[dict], lang: str = "en") -> str:
+    return table(["flow", "title", "steps", "edges"],
+                 [[r["id"], pick(r["title"], lang), str(r["steps"]), str(r["edges"])] for r in rows])
+
+
+def flow(f: dict, lang: str = "en") -> str:
+    lines = [pick(f["title"], lang), "=" * min(width(pick(f["title"], lang)), term_width())]
+    if pick(f["summary"], lang):
+        lines.extend(wrap(pick(f["summary"], lang), term_width()))
+    w = term_width() - 6
+    for i, s in enumerate(f["steps"], 1):
+        lines.append(f"\n{i:>2}. [{s['actor']}] {s['id']}")
+        lines.extend("    " + x for x in wrap(pick(s["label"], lang), w))
+        if s["concepts"]:
+            lines.append("    concepts: " + ", ".join(s["concepts"]))
+        if s["source"]:
+            lines.append(f"    source: {s['source']['source']} ({s['source']['confidence']})")
+        for a in s["after"]:
+            lines.append(f"    after {a['from']} ({a['type']}{': ' + a['label'] if a['label'] else ''})")
+    return "\n".join(lines)
+
+
+def claims(rows: list[dict], lang: str = "en") -> str:
+    if not rows:
+        return "no claims"
+    out = []
+    w = term_width() - 4
+    for cl in rows:
+        out.append(f"[{cl['status']}] {cl['id']}  (about: {', '.join(cl['about'])})")
+        out.extend("    " + x for x in wrap(pick(cl["statement"], lang), w))
+        for e in cl["evidence"]:
+            out.append(f"    - {e['source']} ({e['confidence']})")
+    return "\n".join(out)

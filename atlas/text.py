@@ -1,0 +1,44 @@
+"""Text helpers shared by the model, the loader and the queries: normalisation for matching
+(case- and width-insensitive, so full-width and half-width forms meet) and display width."""
+from __future__ import annotations
+
+import unicodedata
+
+
+def norm(text: str) -> str:
+    """Fold a name for matching: NFKC (full-width -> half-width), casefold, single spaces."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def squash(text: str) -> str:
+    """A looser key: `norm` without spaces, hyphens, underscores and dots ("AIV 直驱" == "aiv直驱")."""
+    folded = norm(text)
+    return "".join(ch for ch in folded if ch not in " -_./()（）")
+
+
+def width(text: str) -> int:
+    """Terminal columns taken by text: East Asian wide and full-width characters take two."""
+    total = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        total += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return total
+
+
+def suggest(word: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
+    """Rank candidate ids for a misspelt word. `candidates` maps a display key to its id."""
+    import difflib
+
+    key = norm(word)
+    scored: dict[str, float] = {}
+    for name, ident in candidates.items():
+        n = norm(name)
+        score = difflib.SequenceMatcher(None, key, n).ratio()
+        if key and (key in n or n in key):
+            score = max(score, 0.75 + 0.2 * min(len(key), len(n)) / max(len(key), len(n)))
+        if score > scored.get(ident, 0.0):
+            scored[ident] = score
+    ranked = sorted((s, i) for i, s in scored.items() if s >= 0.45)
+    ranked.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [ident for _, ident in ranked[:limit]]

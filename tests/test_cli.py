@@ -1,0 +1,92 @@
+"""The CLI through click's runner, and once through a real subprocess of the installed `atlas`."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from atlas.cli import cli
+
+
+def run(*args, code=0):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+def test_query_card_text_and_json(mini):
+    out = run("query", "ｂｘ", "--data", str(mini)).output
+    assert "Bus X  X 总线" in out and "alternative-to: net-y" in out
+    data = json.loads(run("query", "bus-x", "--data", str(mini), "--format", "json").output)
+    assert data["id"] == "bus-x" and data["answers"]["link"]["zh"] == "同一机箱内芯片之间。"
+
+
+def test_query_zh(mini):
+    out = run("query", "测试总线", "--lang", "zh", "--data", str(mini)).output
+    assert "数据走哪条物理链路" in out and "一条高速链路。" in out
+
+
+def test_no_match_exits_1_with_suggestions(mini):
+    result = run("query", "bux-x", "--data", str(mini), code=1)
+    assert 'no concept matches "bux-x"' in result.output and "bus-x" in result.output
+
+
+def test_filters_table(mini):
+    out = run("query", "kind:library", "--data", str(mini)).output
+    assert "lib-c" in out and "3 concept(s)" in out
+
+
+def test_bad_filter_is_a_clear_error(mini):
+    result = CliRunner().invoke(cli, ["query", "kind:lnk", "--data", str(mini)])
+    assert result.exit_code == 1 and 'unknown kind "lnk"' in str(result.exception or result.output)
+
+
+def test_usage_error_exits_2(mini):
+    assert CliRunner().invoke(cli, ["query", "--lang", "fr", "bus-x"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["query", "bus-x", "--as-of", "yesterday"]).exit_code == 2
+
+
+def test_related_path_questions_compare_flow_claims(mini):
+    d = ["--data", str(mini)]
+    assert "engine-u" in run("related", "lib-s", "--depth", "2", *d).output
+    assert run("path", "lib-n", "engine-u", *d).output.strip() == \
+        "lib-n -analogous-to-> lib-c -uses-> bus-x <-moves-over- engine-u"
+    q = run("questions", *d).output
+    assert "answer all six" in q and "bus-x" in q
+    c = run("compare", "lib-c", "lib-s", "bus-x", *d).output
+    assert "pending-deprecation" in c and "Two-sided" in c
+    assert "put-signal" in run("flow", *d).output
+    f = run("flow", "put-signal", *d).output
+    assert "after put (sync: signal)" in f
+    assert "[hypothesis] lib-s-fast" in run("claims", *d).output
+    js = json.loads(run("compare", "lib-c", "bus-x", *d, "--format", "json").output)
+    assert [c["id"] for c in js["concepts"]] == ["lib-c", "bus-x"]
+
+
+def test_validate_exit_codes(mini):
+    assert run("validate", "--data", str(mini), "--no-shacl").output.startswith("0 error(s)")
+    (mini / "concepts" / "x" / "bad.yaml").write_text("id: bad\nkind: nope\n", encoding="utf-8")
+    out = run("validate", "--data", str(mini), "--no-shacl", code=1).output
+    assert "concepts/x/bad.yaml:2:7: error: kind 'nope' is not one of" in out
+
+
+def test_bad_data_gives_message_not_traceback(mini):
+    (mini / "concepts" / "x" / "bad.yaml").write_text("id: bad\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "atlas", "query", "bus-x", "--data", str(mini)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and "bad.yaml" in proc.stderr
+
+
+def test_installed_console_script(mini, tmp_path):
+    exe = shutil.which("atlas", path=str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+    assert exe, "the `atlas` console script is not installed: run pip install '.[test]'"
+    env = dict(os.environ, ATLAS_DATA=str(mini))
+    proc = subprocess.run([exe, "query", "甲卡"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Board A" in proc.stdout

@@ -1,0 +1,65 @@
+"""Property test: random YAML-like input never escapes as anything but problems with a location."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from atlas.checks import check
+from atlas.errors import AtlasError
+from atlas.index import load_atlas
+from atlas.loader import load_data
+from conftest import MINI
+
+KEYS = ["id", "kind", "names", "aliases", "answers", "beginner", "professional", "relations",
+        "evidence", "probes", "lifecycle", "hardware", "en", "zh", "type", "target", "pin", "url"]
+scalars = st.one_of(st.sampled_from(["x", "bus-x", "link", "", "~", "1", "yes", "2026-09-01",
+                                     "&a", "*a", "!!binary", "[", "{", ":", "-", "'", '"', "#",
+                                     "example/hccl@" + "a" * 40 + ":f#L1", "直驱", "ＢＸ", "\t"]),
+                    st.text(max_size=8))
+lines = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(KEYS + ["- ", "-"]),
+                           st.sampled_from([": ", ":", " ", ": [", ": {"]), scalars),
+                 min_size=0, max_size=12)
+
+
+def render(parts):
+    return "\n".join("  " * ind + key + sep + val for ind, key, sep, val in parts)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines, st.sampled_from(["concepts/x/fz.yaml", "claims/fz.yaml", "flows/fz.yaml",
+                               "repositories/fz.yaml", "timeline.yaml", "questions.yaml"]))
+def test_random_input_gives_only_located_problems(parts, where):
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        data = tmp / "data"
+        shutil.copytree(MINI, data)
+        target = data / where
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(render(parts), encoding="utf-8")
+        loaded = check(load_data(data))
+        for p in loaded.problems:
+            assert p.location.file and p.code != "check-crashed", str(p)
+        try:
+            load_atlas(data, use_cache=False)
+        except AtlasError as exc:
+            assert exc.location is not None
+            assert all(p.location.file for p in exc.problems)
+    finally:
+        shutil.rmtree(tmp)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=64))
+def test_random_bytes(raw):
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        data = tmp / "data"
+        shutil.copytree(MINI, data)
+        (data / "concepts" / "x" / "raw.yaml").write_bytes(raw)
+        for p in check(load_data(data)).problems:
+            assert p.location.file and p.code != "check-crashed", str(p)
+    finally:
+        shutil.rmtree(tmp)

@@ -1,0 +1,34 @@
+"""The compiled index: reused while data is unchanged, rebuilt when content changes."""
+from __future__ import annotations
+
+import os
+
+from atlas import index
+
+
+def test_cache_reused_and_invalidated(mini):
+    first = index.load_atlas(mini)
+    assert first.concept("bus-x").names.en == "Bus X"
+    cache_files = list(index.cache_dir().glob("index-*.marshal"))
+    assert cache_files
+    f = mini / "concepts" / "x" / "bus-x.yaml"
+    f.write_text(f.read_text().replace("Bus X", "Bus Ten"), encoding="utf-8")
+    assert index.load_atlas(mini).concept("bus-x").names.en == "Bus Ten"
+
+
+def test_touch_without_change_keeps_content_hash(mini, monkeypatch):
+    index.load_atlas(mini)
+    f = mini / "concepts" / "x" / "bus-x.yaml"
+    os.utime(f, ns=(1, 1))
+    calls = []
+    real = index._build
+    monkeypatch.setattr(index, "_build", lambda root: calls.append(root) or real(root))
+    index.load_atlas(mini)
+    assert calls == []  # same content hash: no rebuild
+
+
+def test_corrupt_cache_is_ignored(mini):
+    index.load_atlas(mini)
+    for f in index.cache_dir().glob("index-*.marshal"):
+        f.write_bytes(b"\x00garbage")
+    assert index.load_atlas(mini).concept("lib-s").kind == "library"

@@ -1,0 +1,194 @@
+"""Loader and `atlas validate` rules: each rule with a broken fixture, asserting file, line and message."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from atlas.checks import check
+from atlas.index import load_atlas
+from atlas.loader import load_data
+from atlas.model import Atlas
+from atlas.errors import AtlasError
+from conftest import write
+
+
+def problems(data_dir):
+    return check(load_data(data_dir)).problems
+
+
+def find(probs, code):
+    hits = [p for p in probs if p.code == code]
+    assert hits, f"no {code} among {[str(p) for p in probs]}"
+    return hits[0]
+
+
+def concept_file(mini, name, body):
+    return write(mini / "concepts" / "x" / f"{name}.yaml", textwrap.dedent(body))
+
+
+GOOD = """\
+id: {id}
+kind: concept
+names: {{en: "{id} name", zh: "{id} 名"}}
+beginner: {{en: "b", zh: "初"}}
+professional: {{en: "p", zh: "专"}}
+relations:
+  - {{type: uses, target: bus-x}}
+evidence:
+  - url: https://example.org/x
+"""
+
+
+def test_mini_is_clean(mini):
+    assert [str(p) for p in problems(mini) if p.is_error] == []
+
+
+def test_round_trip_through_plain_form(mini):
+    loaded = check(load_data(mini))
+    again = Atlas.from_plain(loaded.atlas.to_plain())
+    assert again.to_plain() == loaded.atlas.to_plain()
+    assert again.concept("bus-x").names.zh == "X 总线"
+    assert again.concept("lib-s").relations[0].type == "built-on"
+    assert again.first_visible("bus-x").precision == "on-or-before"
+
+
+def test_inverse_relation_is_stored_forward(mini_atlas):
+    # board-a declares `has-part: core-v`; it is stored as core-v part-of board-a
+    rel = [r for r in mini_atlas.concept("board-a").relations][0]
+    assert (rel.type, rel.source, rel.target) == ("part-of", "core-v", "board-a")
+
+
+def test_yaml_syntax_error_has_line(mini):
+    f = concept_file(mini, "broken", "id: broken\nkind: [unclosed\n")
+    p = find(problems(mini), "yaml-syntax")
+    assert p.location.file.endswith("concepts/x/broken.yaml") and p.location.line >= 2
+    assert f.exists()
+
+
+def test_unknown_key_with_did_you_mean(mini):
+    concept_file(mini, "typo", GOOD.format(id="typo") + "aliasses: {en: [T]}\n")
+    p = find(problems(mini), "unknown-key")
+    assert p.location.line == 10 and p.location.col == 1
+    assert 'unknown key "aliasses"' in p.message and 'did you mean "aliases"' in p.hint
+
+
+def test_missing_required_field(mini):
+    concept_file(mini, "bare", "id: bare\nkind: concept\nnames: {en: B, zh: 乙}\n")
+    msgs = [p.message for p in problems(mini) if p.code == "missing-field"]
+    assert 'a concept has no "beginner"' in msgs and 'a concept has no "evidence"' in msgs
+
+
+def test_bad_enum_value(mini):
+    concept_file(mini, "badkind", GOOD.format(id="badkind").replace("kind: concept", "kind: libary"))
+    p = find(problems(mini), "bad-value")
+    assert p.location.line == 2 and "'libary'" in p.message and '"library"' in p.hint
+
+
+def test_duplicate_id_across_files(mini):
+    write(mini / "concepts" / "y" / "bus-x.yaml", (mini / "concepts" / "x" / "bus-x.yaml").read_text())
+    p = find(problems(mini), "duplicate-id")
+    assert 'concept id "bus-x" is defined twice' in p.message and "concepts/x/bus-x.yaml" in p.hint
+
+
+def test_dangling_relation(mini):
+    concept_file(mini, "dangle", GOOD.format(id="dangle").replace("target: bus-x", "target: bus-z"))
+    p = find(problems(mini), "unknown-ref")
+    assert p.location.file.endswith("dangle.yaml") and p.location.line == 7
+    assert '"bus-z" is not a concept' in p.message and "bus-x" in p.hint
+
+
+def test_dangling_claim_flow_probe_and_evidence_repo(mini):
+    claims = mini / "claims" / "claims.yaml"
+    claims.write_text(claims.read_text().replace("about: [lib-s]", "about: [lib-q]"))
+    flow = mini / "flows" / "put-signal.yaml"
+    flow.write_text(flow.read_text().replace("concepts: [core-v]\nedges", "concepts: [core-w]\nedges"))
+    eng = mini / "concepts" / "x" / "engine-u.yaml"
+    eng.write_text(eng.read_text().replace("repo: example/shmem", "repo: example/nope"))
+    core = mini / "concepts" / "x" / "core-v.yaml"
+    core.write_text(core.read_text().replace("example/hccl@", "example/gone@"))
+    probs = problems(mini)
+    msgs = {p.message for p in probs if p.is_error}
+    assert 'claim subject "lib-q" is not a concept' in msgs
+    assert 'concept of step "wait" is not a concept' in " ".join(msgs) or any(
+        '"core-w"' in m for m in msgs)
+    assert 'probe repository "example/nope" is not listed in data/repositories/' in msgs
+    assert 'evidence pin repository "example/gone" is not listed in data/repositories/' in msgs
+
+
+@pytest.mark.parametrize("alias", ["bx", "ＢＸ", "Bx"])
+def test_alias_collision_case_and_width_insensitive(mini, alias):
+    concept_file(mini, "clash", GOOD.format(id="clash") + f"aliases: {{en: [{alias}]}}\n")
+    p = find(problems(mini), "alias-collision")
+    assert "bus-x" in p.message and "clash" in p.message
+
+
+def test_malformed_sha_and_pin(mini):
+    concept_file(mini, "shas", GOOD.format(id="shas").replace(
+        "  - url: https://example.org/x",
+        "  - pin: example/hccl@abc123:README.md#L1\n  - pin: example/hccl/README.md line 3"))
+    probs = problems(mini)
+    assert "'abc123' is not 40 lowercase hex digits" in find(probs, "bad-sha").message
+    bad = find(probs, "bad-pin")
+    assert bad.location.line == 10 and "malformed pin" in bad.message
+
+
+def test_date_after_cutoff(mini):
+    tl = mini / "timeline.yaml"
+    tl.write_text(tl.read_text().replace("committer_date: '2026-03-01T12:00:00+00:00'",
+                                         "committer_date: '2026-08-27T01:00:00+00:00'"))
+    p = find(problems(mini), "after-cutoff")
+    assert p.location.file.endswith("timeline.yaml") and "after the cut-off 2026-08-26" in p.message
+
+
+def test_late_evening_with_offset_is_still_the_cutoff_day(mini):
+    tl = mini / "timeline.yaml"
+    tl.write_text(tl.read_text().replace("committer_date: '2026-03-01T12:00:00+00:00'",
+                                         "committer_date: '2026-08-27T07:00:00+08:00'"))
+    assert not [p for p in problems(mini) if p.code == "after-cutoff"]
+
+
+@pytest.mark.parametrize("rtype", ["part-of", "built-on"])
+def test_cycles(mini, rtype):
+    concept_file(mini, "ring-a", GOOD.format(id="ring-a").replace("type: uses, target: bus-x",
+                                                                  f"type: {rtype}, target: ring-b"))
+    concept_file(mini, "ring-b", GOOD.format(id="ring-b").replace("type: uses, target: bus-x",
+                                                                  f"type: {rtype}, target: ring-a"))
+    p = find(problems(mini), "cycle")
+    assert rtype in p.message and "ring-a" in p.message and "ring-b" in p.message
+
+
+def test_unsafe_tag_is_refused(mini):
+    concept_file(mini, "evil", GOOD.format(id="evil").replace('kind: concept',
+                                                              'kind: !!python/object/apply:os.system ["true"]'))
+    p = find(problems(mini), "unsafe-tag")
+    assert p.location.line == 2
+
+
+def test_duplicate_key(mini):
+    concept_file(mini, "twice", GOOD.format(id="twice") + "kind: api\n")
+    assert 'key "kind" appears twice' in find(problems(mini), "duplicate-key").message
+
+
+def test_missing_translation(mini):
+    concept_file(mini, "mono", GOOD.format(id="mono").replace('beginner: {en: "b", zh: "初"}', 'beginner: "b"'))
+    p = find(problems(mini), "missing-translation")
+    assert p.location.line == 4 and "no zh text" in p.message
+
+
+def test_id_must_match_file_name(mini):
+    concept_file(mini, "other-name", GOOD.format(id="real-name"))
+    assert "differs from its file name" in find(problems(mini), "id-mismatch").message
+
+
+def test_flow_cycle(mini):
+    flow = mini / "flows" / "put-signal.yaml"
+    flow.write_text(flow.read_text() + "  - {from: wait, to: init, type: control}\n")
+    assert "not a DAG" in find(problems(mini), "cycle").message
+
+
+def test_load_atlas_raises_one_error_type_with_problems(mini):
+    concept_file(mini, "broken", "id: broken\n")
+    with pytest.raises(AtlasError) as info:
+        load_atlas(mini)
+    assert info.value.problems and all(p.location.file for p in info.value.problems)

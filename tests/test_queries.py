@@ -1,0 +1,115 @@
+"""Query resolution in both languages, search filters, walks, matrix and comparison (mini atlas)."""
+from __future__ import annotations
+
+import pytest
+
+from atlas import queries
+from atlas.errors import AtlasError
+
+
+@pytest.mark.parametrize("term, expected", [
+    ("bus-x", "bus-x"),            # id
+    ("Bus X", "bus-x"),            # English name
+    ("bus x", "bus-x"),            # case
+    ("X 总线", "bus-x"),            # Chinese name
+    ("测试总线", "bus-x"),           # Chinese alias
+    ("ＢＸ", "bus-x"),              # full-width alias
+    ("unified test", "bus-x"),     # unique prefix of an alias
+    ("甲卡", "board-a"),
+    ("aiv-like", "core-v"),
+    ("SHMEM-like", "lib-s"),
+    ("对称", "lib-s"),              # unique Chinese prefix
+    ("Symmetric Library S", "lib-s"),
+])
+def test_resolution(mini_atlas, term, expected):
+    assert queries.resolve(mini_atlas, term).id == expected
+
+
+def test_ambiguous_prefix_gives_suggestions(mini_atlas):
+    with pytest.raises(AtlasError) as info:
+        queries.resolve(mini_atlas, "lib")
+    assert {s["id"] for s in info.value.suggestions} >= {"lib-c", "lib-s"}
+
+
+
+
+def test_chinese_miss_suggests(mini_atlas):
+    with pytest.raises(AtlasError) as info:
+        queries.resolve(mini_atlas, "总线甲")
+    assert "bus-x" in [s["id"] for s in info.value.suggestions]
+
+
+def test_card_groups_relations_both_directions(mini_atlas):
+    card = queries.card(mini_atlas, mini_atlas.concept("bus-x"))
+    groups = {g["relation"]: [c["id"] for c in g["concepts"]] for g in card["relations"]}
+    assert groups == {"used-by": ["lib-c"], "carries": ["engine-u"], "alternative-to": ["net-y"]}
+    assert card["claims"][0]["id"] == "not-layers"
+    assert card["first_visible"]["repo"] == "example/hccl"
+
+
+def test_as_of_marks(mini_atlas):
+    assert queries.card(mini_atlas, mini_atlas.concept("bus-x"), "2024-12-31")["as_of"]["visible"] is False
+    assert queries.card(mini_atlas, mini_atlas.concept("bus-x"), "2025-01-02")["as_of"]["visible"] is True
+    assert queries.card(mini_atlas, mini_atlas.concept("net-y"), "2025-01-02")["as_of"]["visible"] is None
+
+
+@pytest.mark.parametrize("args, ids", [
+    (["kind:library"], ["lib-c", "lib-n", "lib-s"]),
+    (["answers:peer"], ["bus-x", "lib-c", "lib-s"]),
+    (["status:pending-deprecation"], ["lib-c"]),
+    (["hw:board-a", "kind:engine"], ["engine-u"]),
+    (["repo:example/hccl"], ["bus-x", "core-v", "lib-c"]),
+    (["rel:uses:bus-x"], ["lib-c"]),
+    (["rel:used-by:lib-c"], ["bus-x", "net-y"]),
+    (["rel:alternative-to:net-y"], ["bus-x"]),
+    (["kind:link", "engine"], ["bus-x"]),          # free text in explanations
+    (["answers:address", "偏移"], ["lib-s"]),        # Chinese substring
+    (["text:doorbell"], ["core-v"]),
+])
+def test_filters(mini_atlas, args, ids):
+    filters, text = queries.parse_filters(args)
+    assert sorted(r["id"] for r in queries.search(mini_atlas, filters, text)) == ids
+
+
+def test_bad_filter_value_is_an_atlas_error(mini_atlas):
+    with pytest.raises(AtlasError, match='unknown kind "lnk"'):
+        queries.search(mini_atlas, [("kind", "lnk")])
+
+
+def test_related_depth(mini_atlas):
+    rows = queries.related(mini_atlas, mini_atlas.concept("lib-s"), depth=2)
+    assert {(r["depth"], r["id"]) for r in rows} >= {(1, "lib-c"), (1, "core-v"), (2, "engine-u")}
+    only = queries.related(mini_atlas, mini_atlas.concept("lib-s"), rel="uses")
+    assert [r["id"] for r in only] == ["core-v"]
+
+
+def test_path_prints_direction(mini_atlas):
+    steps = queries.path(mini_atlas, mini_atlas.concept("lib-n"), mini_atlas.concept("engine-u"))
+    from atlas.render import path
+    assert path("lib-n", "engine-u", steps) == \
+        "lib-n -analogous-to-> lib-c -uses-> bus-x <-moves-over- engine-u"
+
+
+def test_questions_matrix(mini_atlas):
+    result = queries.questions(mini_atlas)
+    rows = {r["id"]: set(r["answers"]) for r in result["rows"]}
+    assert rows["bus-x"] == {"link", "peer"} and "lib-n" not in rows
+
+
+def test_compare(mini_atlas):
+    result = queries.compare(mini_atlas, [mini_atlas.concept(i) for i in ("lib-c", "lib-s", "bus-x")])
+    assert [c["id"] for c in result["concepts"]] == ["lib-c", "lib-s", "bus-x"]
+    assert result["concepts"][0]["lifecycle"] == "pending-deprecation"
+    assert result["concepts"][2]["first_visible"]["precision"] == "on-or-before"
+
+
+def test_flow_order(mini_atlas):
+    f = queries.flow(mini_atlas, "put-signal")
+    assert [s["id"] for s in f["steps"]] == ["init", "put", "wait"]
+    with pytest.raises(AtlasError, match="no flow"):
+        queries.flow(mini_atlas, "put-signa")
+
+
+def test_claims(mini_atlas):
+    assert [c["id"] for c in queries.claims(mini_atlas, mini_atlas.concept("lib-s"))] == ["lib-s-fast"]
+    assert [c["id"] for c in queries.claims(mini_atlas, status="confirmed")] == ["not-layers"]
