@@ -5,17 +5,14 @@ is reported as a `Problem` with a `Location`, or raised as an `AtlasError` carry
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 
-@dataclass(frozen=True, order=True)
-class Location:
+class Location(namedtuple("Location", "file line col", defaults=(0, 0))):
     """Where something came from: a file with 1-based line and column, or any named place
-    (a repository and probe, a URL, a command-line argument)."""
+    (a repository and probe, a URL, a command-line argument). Immutable and ordered."""
 
-    file: str
-    line: int = 0
-    col: int = 0
+    __slots__ = ()
 
     def __str__(self) -> str:
         if self.line:
@@ -23,13 +20,10 @@ class Location:
         return self.file
 
 
-@dataclass(frozen=True)
-class Problem:
-    location: Location
-    level: str  # "error" | "warning"
-    code: str  # stable kebab-case slug, e.g. "unknown-key"
-    message: str
-    hint: str = ""
+class Problem(namedtuple("Problem", "location level code message hint", defaults=("",))):
+    """One finding: level is "error" or "warning"; code a stable kebab-case slug."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         text = f"{self.location}: {self.level}: {self.message} [{self.code}]"

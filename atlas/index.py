@@ -89,6 +89,11 @@ def _write_cache(path: Path, payload: dict) -> None:
 
 def load_atlas(data_dir=None, *, use_cache: bool = True) -> Atlas:
     """The validated atlas of `data_dir`. Raises AtlasError (with every problem) on bad data."""
+    return load_keyed(data_dir, use_cache=use_cache)[0]
+
+
+def load_keyed(data_dir=None, *, use_cache: bool = True) -> tuple[Atlas, str]:
+    """The atlas and the content hash of its data (a key for derived caches such as the RDF)."""
     root = resolve_data_dir(data_dir).resolve()
     if not root.is_dir():
         raise AtlasError("data directory does not exist", Location(str(root)),
@@ -99,20 +104,20 @@ def load_atlas(data_dir=None, *, use_cache: bool = True) -> Atlas:
     cached = _read_cache(cache) if use_cache else None
     if cached and cached.get("code") == code and cached.get("root") == str(root):
         if cached.get("files") == files:
-            return Atlas.from_plain(cached["atlas"])
+            return Atlas.from_plain(cached["atlas"]), cached["hash"]
         digest = _content_hash(root, files)
         if cached.get("hash") == digest:
             cached["files"] = files
             _write_cache(cache, cached)
-            return Atlas.from_plain(cached["atlas"])
+            return Atlas.from_plain(cached["atlas"]), digest
     else:
         digest = None
     atlas = _build(root)
+    digest = digest or _content_hash(root, files)
     if use_cache:
-        digest = digest or _content_hash(root, files)
         _write_cache(cache, {"code": code, "root": str(root), "files": files, "hash": digest,
                              "atlas": atlas.to_plain()})
-    return atlas
+    return atlas, digest
 
 
 def _build(root: Path) -> Atlas:

@@ -50,6 +50,7 @@ class Loaded:
     refs: list[Ref] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     timeline_loc: Location | None = None
+    data_dir: Path | None = None
 
     @property
     def errors(self) -> list[Problem]:
@@ -653,7 +654,7 @@ def _list_file(ctx: _Ctx, root, key: str) -> list:
 def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
     """Read every file of a data directory. Never raises for bad data: see `Loaded.problems`."""
     data_dir = Path(data_dir)
-    loaded = Loaded(Atlas())
+    loaded = Loaded(Atlas(), data_dir=data_dir)
     atlas = loaded.atlas
     base = display_base if display_base is not None else data_dir.parent
     if not data_dir.is_dir():

@@ -5,7 +5,6 @@ No I/O here: the loader builds these objects from data/, the cache stores them w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
 import re
 
 from .errors import Location
@@ -61,13 +60,68 @@ PIN_RE = re.compile(
 )
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
+
 # ---------------------------------------------------------------------------------------------
-# Records
+# Records: a small replacement for dataclasses (which cost ~20 ms at import: too much for the
+# start-up of `atlas query`). Fields are the class annotations, in order; F(factory) makes a fresh
+# default per instance.
 # ---------------------------------------------------------------------------------------------
 
+class F:
+    __slots__ = ("factory",)
 
-@dataclass
-class Text:
+    def __init__(self, factory):
+        self.factory = factory
+
+
+_MISSING = object()
+
+
+class Record:
+    _fields: tuple = ()
+    _defaults: dict = {}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        names = tuple(n for n in cls.__dict__.get("__annotations__", {}) if not n.startswith("_"))
+        cls._fields = names
+        cls._defaults = {n: cls.__dict__[n] for n in names if n in cls.__dict__}
+        for n in cls._defaults:
+            delattr(cls, n)
+
+    def __init__(self, *args, **kwargs):
+        names = self._fields
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__} takes {len(names)} fields")
+        values = dict(zip(names, args))
+        for name in names[len(args):]:
+            if name in kwargs:
+                values[name] = kwargs.pop(name)
+                continue
+            default = self._defaults.get(name, _MISSING)
+            if default is _MISSING:
+                raise TypeError(f"{type(self).__name__} needs {name!r}")
+            values[name] = default.factory() if isinstance(default, F) else default
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
+        self.__dict__.update(values)
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+
+    def __eq__(self, other):
+        return type(self) is type(other) and all(
+            getattr(self, n) == getattr(other, n) for n in self._fields)
+
+    __hash__ = None
+
+    def __repr__(self):
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+
+
+class Text(Record):
     """A short text in both languages; either side may be empty while data is incomplete."""
 
     en: str = ""
@@ -83,8 +137,7 @@ class Text:
         return bool(self.en or self.zh)
 
 
-@dataclass
-class Pin:
+class Pin(Record):
     repo: str
     sha: str
     path: str
@@ -105,11 +158,10 @@ class Pin:
         return cls(m["repo"], m["sha"], m["path"], start, end)
 
 
-@dataclass
-class Evidence:
+class Evidence(Record):
     pin: Pin | None = None
     url: str = ""
-    supports: Text = field(default_factory=Text)
+    supports: Text = F(Text)
     symbol: str = ""
     confidence: str = "read-in-source"
     loc: Location | None = None
@@ -119,18 +171,16 @@ class Evidence:
         return str(self.pin) if self.pin else self.url
 
 
-@dataclass
-class Relation:
+class Relation(Record):
     type: str  # always a forward type or a symmetric one
     source: str
     target: str
-    note: Text = field(default_factory=Text)
-    evidence: list[Evidence] = field(default_factory=list)
+    note: Text = F(Text)
+    evidence: list[Evidence] = F(list)
     loc: Location | None = None
 
 
-@dataclass
-class Probe:
+class Probe(Record):
     repo: str
     term: str = ""
     path: str = ""
@@ -149,27 +199,25 @@ class Probe:
         return (self.repo, self.method, self.value)
 
 
-@dataclass
-class Lifecycle:
+class Lifecycle(Record):
     status: str = "active"
-    note: Text = field(default_factory=Text)
+    note: Text = F(Text)
 
 
-@dataclass
-class Concept:
+class Concept(Record):
     id: str
     kind: str
     names: Text
-    aliases: dict[str, list[str]] = field(default_factory=dict)  # lang -> aliases
-    answers: dict[str, Text] = field(default_factory=dict)  # question id -> one-line answer
-    beginner: Text = field(default_factory=Text)
-    professional: Text = field(default_factory=Text)
-    hardware: list[str] = field(default_factory=list)  # ids of hardware/system concepts
-    hardware_note: Text = field(default_factory=Text)
-    lifecycle: Lifecycle = field(default_factory=Lifecycle)
-    relations: list[Relation] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
-    probes: list[Probe] = field(default_factory=list)
+    aliases: dict[str, list[str]] = F(dict)  # lang -> aliases
+    answers: dict[str, Text] = F(dict)  # question id -> one-line answer
+    beginner: Text = F(Text)
+    professional: Text = F(Text)
+    hardware: list[str] = F(list)  # ids of hardware/system concepts
+    hardware_note: Text = F(Text)
+    lifecycle: Lifecycle = F(Lifecycle)
+    relations: list[Relation] = F(list)
+    evidence: list[Evidence] = F(list)
+    probes: list[Probe] = F(list)
     loc: Location | None = None
 
     def all_names(self) -> list[str]:
@@ -179,38 +227,34 @@ class Concept:
         return out
 
 
-@dataclass
-class Question:
+class Question(Record):
     id: str
     names: Text
-    explanation: Text = field(default_factory=Text)
+    explanation: Text = F(Text)
     loc: Location | None = None
 
 
-@dataclass
-class Claim:
+class Claim(Record):
     id: str
     statement: Text
     status: str
-    about: list[str] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
-    note: Text = field(default_factory=Text)
+    about: list[str] = F(list)
+    evidence: list[Evidence] = F(list)
+    note: Text = F(Text)
     loc: Location | None = None
 
 
-@dataclass
-class FlowStep:
+class FlowStep(Record):
     id: str
     label: Text
     actor: str
-    concepts: list[str] = field(default_factory=list)
+    concepts: list[str] = F(list)
     source: Evidence | None = None
-    note: Text = field(default_factory=Text)
+    note: Text = F(Text)
     loc: Location | None = None
 
 
-@dataclass
-class FlowEdge:
+class FlowEdge(Record):
     source: str
     target: str
     type: str
@@ -218,14 +262,13 @@ class FlowEdge:
     loc: Location | None = None
 
 
-@dataclass
-class Flow:
+class Flow(Record):
     id: str
     title: Text
-    summary: Text = field(default_factory=Text)
-    steps: list[FlowStep] = field(default_factory=list)
-    edges: list[FlowEdge] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
+    summary: Text = F(Text)
+    steps: list[FlowStep] = F(list)
+    edges: list[FlowEdge] = F(list)
+    evidence: list[Evidence] = F(list)
     loc: Location | None = None
 
     def ordered_steps(self) -> list[FlowStep]:
@@ -253,23 +296,21 @@ class Flow:
         return [by_id[sid] for sid in out]
 
 
-@dataclass
-class Repository:
+class Repository(Record):
     id: str
-    urls: list[str] = field(default_factory=list)
-    purpose: Text = field(default_factory=Text)
-    hardware: list[str] = field(default_factory=list)
+    urls: list[str] = F(list)
+    purpose: Text = F(Text)
+    hardware: list[str] = F(list)
     status: str = "active"
     branch: str = ""  # empty: the repository's HEAD
     mirror_of: str = ""
-    migrated_from: list[str] = field(default_factory=list)
-    note: Text = field(default_factory=Text)
-    evidence: list[Evidence] = field(default_factory=list)
+    migrated_from: list[str] = F(list)
+    note: Text = F(Text)
+    evidence: list[Evidence] = F(list)
     loc: Location | None = None
 
 
-@dataclass
-class Sighting:
+class Sighting(Record):
     """One harvest result: when a probe first became visible on a repository's mainline."""
 
     concept: str
@@ -295,8 +336,7 @@ class Sighting:
         return self.committer_date[:10]
 
 
-@dataclass
-class RepoHarvest:
+class RepoHarvest(Record):
     """Provenance of one repository's harvest: the HEAD read and when."""
 
     repo: str
@@ -307,7 +347,7 @@ class RepoHarvest:
     harvested_at: str
     commits: int = 0
     shallow: bool = False
-    skipped_paths: list[str] = field(default_factory=list)
+    skipped_paths: list[str] = F(list)
     loc: Location | None = None
 
 
@@ -316,15 +356,14 @@ class RepoHarvest:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Atlas:
-    questions: list[Question] = field(default_factory=list)
-    concepts: list[Concept] = field(default_factory=list)
-    claims: list[Claim] = field(default_factory=list)
-    flows: list[Flow] = field(default_factory=list)
-    repositories: list[Repository] = field(default_factory=list)
-    sightings: list[Sighting] = field(default_factory=list)
-    harvests: list[RepoHarvest] = field(default_factory=list)
+class Atlas(Record):
+    questions: list[Question] = F(list)
+    concepts: list[Concept] = F(list)
+    claims: list[Claim] = F(list)
+    flows: list[Flow] = F(list)
+    repositories: list[Repository] = F(list)
+    sightings: list[Sighting] = F(list)
+    harvests: list[RepoHarvest] = F(list)
     cutoff: str = DEFAULT_CUTOFF
 
     def __post_init__(self) -> None:
@@ -430,7 +469,7 @@ def _plain(obj):
         return [_plain(x) for x in obj]
     if isinstance(obj, dict):
         return {k: _plain(v) for k, v in obj.items()}
-    return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}
+    return {name: _plain(getattr(obj, name)) for name in obj._fields}
 
 
 def _unplain(cls, data):
@@ -451,7 +490,9 @@ def _unplain(cls, data):
             kwargs[name] = {k: _unplain(spec["*"], v) for k, v in value.items()}
         else:
             kwargs[name] = _unplain(spec, value)
-    return cls(**kwargs)
+    obj = cls.__new__(cls)  # every field is present in the plain form: skip __init__
+    obj.__dict__.update(kwargs)
+    return obj
 
 
 def canonical_relation(rel_type: str) -> tuple[str, bool] | None:

@@ -1,0 +1,75 @@
+"""Linked-data commands: `atlas export` and the SPARQL side of `atlas query`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import AtlasError, Location
+from ..paths import data_dir as resolve_data_dir
+from .common import data_option
+
+
+def run_sparql(text, path, endpoint, results, data_dir):
+    from .. import sparql
+    from ..index import load_keyed
+
+    where = "query"
+    if path:
+        where = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
+    if endpoint:
+        result = sparql.run_endpoint(text, endpoint, where=where)
+    else:
+        atlas, key = load_keyed(data_dir)
+        nt = sparql.nt_cache(atlas, key, resolve_data_dir(data_dir))
+        result = sparql.run_embedded(text, nt, where=where)
+    click.echo(sparql.render(result, results))
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["ttl", "jsonld", "nt"]), default="ttl",
+              show_default=True, help="RDF serialisation.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to FILE (atomically) instead of standard output.")
+@click.option("--to-endpoint", default=None, metavar="URL",
+              help="PUT the atlas into this Graph Store Protocol endpoint (Oxigraph: http://HOST:PORT/store).")
+@click.option("--graph", default=None, metavar="IRI",
+              help="With --to-endpoint: the named graph to replace (default: the default graph).")
+@data_option
+def export(fmt, output, to_endpoint, graph, data_dir):
+    """Export the atlas as RDF (SKOS, PROV-O, DCTERMS, DOAP and data/ontology.ttl).
+
+    Output is deterministic: the same data gives the same bytes.
+
+    \b
+    Examples:
+      atlas export --format ttl -o atlas.ttl
+      atlas export --to-endpoint http://127.0.0.1:7878/store
+    """
+    import os
+
+    from ..index import load_atlas
+    from ..rdf import build_graph, serialize
+
+    atlas = load_atlas(data_dir)
+    g = build_graph(atlas, resolve_data_dir(data_dir) / "ontology.ttl")
+    if to_endpoint:
+        from ..sparql import load_endpoint
+
+        status = load_endpoint(serialize(g, "nt"), to_endpoint, graph)
+        click.echo(f"loaded {len(g)} triples into {to_endpoint} (HTTP {status})")
+        return
+    text = serialize(g, fmt)
+    if output:
+        tmp = f"{output}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, output)
+        click.echo(f"wrote {len(g)} triples to {output}", err=True)
+    else:
+        sys.stdout.write(text)
