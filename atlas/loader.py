@@ -85,7 +85,7 @@ class _Ctx:
 # ---------------------------------------------------------------------------------------------
 
 def _did_you_mean(word: str, options) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.5)
     return f'did you mean "{close[0]}"?' if close else ""
 
 
@@ -192,6 +192,16 @@ def _text(ctx: _Ctx, node, what: str, required: bool = True) -> Text:
     if isinstance(node, yaml.ScalarNode) and node.tag in _STR_TAGS:
         text = Text(en=node.value.strip())
     else:
+        if isinstance(node, yaml.MappingNode) and node.flow_style:
+            stray = [k for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value not in LANGS
+                     and isinstance(v, yaml.ScalarNode) and v.tag == "tag:yaml.org,2002:null"]
+            for key_node in stray:
+                ctx.error(key_node, "unquoted-comma",
+                          f'"{key_node.value}" became a key of {what}: a comma ended the text',
+                          'in {en: ..., zh: ...} quote text that contains a comma: {en: "a, b"}')
+            if stray:
+                node = yaml.MappingNode(node.tag, [(k, v) for k, v in node.value if k not in stray],
+                                        node.start_mark, node.end_mark)
         f = _fields(ctx, node, what, LANGS)
         if f is None:
             return Text()

@@ -192,3 +192,16 @@ def test_load_atlas_raises_one_error_type_with_problems(mini):
     with pytest.raises(AtlasError) as info:
         load_atlas(mini)
     assert info.value.problems and all(p.location.file for p in info.value.problems)
+
+
+def test_unquoted_comma_in_flow_text(mini):
+    concept_file(mini, "comma", GOOD.format(id="comma").replace('professional: {en: "p", zh: "专"}',
+                                                                 'professional: {en: a, b, zh: 专}'))
+    p = find(problems(mini), "unquoted-comma")
+    assert p.location.line == 5 and '"b" became a key of professional' in p.message
+
+
+def test_flow_text_typo_is_unknown_key(mini):
+    concept_file(mini, "typo2", GOOD.format(id="typo2").replace('zh: "专"}', 'zn: "专"}'))
+    p = find(problems(mini), "unknown-key")
+    assert 'did you mean "zh"' in p.hint

@@ -1,0 +1,65 @@
+"""Regenerate the README's tour from real command output (run after data changes).
+
+    python scripts/readme_tour.py          # rewrite README.md between the tour markers
+    python scripts/readme_tour.py --check  # exit 1 if README.md is stale (tests/test_docs.py runs this)
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+START, END = "<!-- tour:start -->", "<!-- tour:end -->"
+WIDTH = 110
+
+TOUR = [
+    ("A concept card: every question it answers, both explanations, relations, claims, evidence, history.",
+     ["query", "hccs"]),
+    ("Chinese works the same way (case- and width-insensitive, aliases and unique prefixes too).",
+     ["query", "直驱", "--lang", "zh"]),
+    ("HCCL, HiXL and SHMEM answer different questions:", ["compare", "hccl", "hixl", "ascend-shmem"]),
+    ("Mooncake's three Ascend build flags side by side: none is AIV direct drive.",
+     ["compare", "use-ascend", "use-ascend-direct", "use-ubshmem"]),
+    ("The six-question matrix - the table that shows these terms are not layers of one stack:",
+     ["questions"]),
+    ("Filters and free text:", ["query", "kind:engine"]),
+    ("A typed path through the graph:", ["path", "use-ubshmem", "ascend-shmem"]),
+    ("Claims with status and evidence:", ["claims", "use-ubshmem"]),
+    ("A flow as ordered steps with actors, concepts and pins:", ["flow", "minimal-shmem-link"]),
+    ("The history axis:", ["timeline", "--repo", "kvcache-ai/Mooncake"]),
+]
+
+
+def render() -> str:
+    os.environ["COLUMNS"] = str(WIDTH)
+    os.environ.pop("ATLAS_DATA", None)
+    from click.testing import CliRunner
+
+    from atlas.cli import cli
+
+    parts = []
+    for text, args in TOUR:
+        result = CliRunner().invoke(cli, args, terminal_width=WIDTH)
+        out = result.output.rstrip("\n")
+        parts.append(f"{text}\n\n```console\n$ atlas {' '.join(args)}\n{out}\n```\n")
+    return "\n".join(parts)
+
+
+def main(argv):
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    head, _, rest = text.partition(START)
+    _, _, tail = rest.partition(END)
+    new = f"{head}{START}\n{render()}{END}{tail}"
+    if "--check" in argv:
+        if new != text:
+            print("README.md tour is stale: run python scripts/readme_tour.py", file=sys.stderr)
+            return 1
+        return 0
+    readme.write_text(new, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,268 @@
+"""Unit tests of the HTML map (issue 5) on the generated pages: counts, no external URL,
+escaping, determinism, layout, CLI. The browser end-to-end test is test_map_browser.py."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from atlas.errors import AtlasError
+from atlas.htmlmap import build_site
+from atlas.htmlmap.layout import CELL_H, CELL_W, NONE_LANE, COLS_PER_QUESTION, lane, layout_map
+from atlas.htmlmap.render import pin_url, script_json, vis_js
+from atlas.model import (
+    QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin,
+    Probe, Question, Relation, Repository, Sighting, Text)
+
+EVIL = "</script><img src=x onerror=alert(1)>"
+SHA = "09300b70df9a031339f08e5f2ca06d7bf294d009"
+
+
+def sample_atlas() -> Atlas:
+    """A small atlas built directly from the model classes (no YAML loader)."""
+    T = Text
+    questions = [Question(q, T(f"Who does {q}?", f"谁{q}"), T(f"{q} explained", f"{q} 说明"))
+                 for q in QUESTION_IDS]
+    concepts = [
+        Concept("hccl", "library", T("HCCL", "集合通信库"),
+                aliases={"en": ["Huawei Collective Communication Library"], "zh": ["华为集合通信库"]},
+                answers={"organize": T("the collective", "集合语义")},
+                beginner=T("Beginner HCCL.", "入门 HCCL。"),
+                professional=T("Professional HCCL.", "专业 HCCL。"),
+                relations=[Relation("built-on", "hccl", "hcomm", note=T("since the split", "拆分后")),
+                           Relation("alternative-to", "hccl", "shmem")],
+                evidence=[Evidence(pin=Pin("hicann/hccl", SHA, "README.md", 25, 28),
+                                   supports=T("operators only", "仅算子"))],
+                probes=[Probe("hicann/hccl", term="HCCL")]),
+        Concept("hcomm", "library", T("HCOMM", "通信基础库"),
+                answers={"address": T("communicators", "通信域"), "submit": T("tasks", "任务")}),
+        Concept("shmem", "library", T("SHMEM", "共享内存库"), aliases={"zh": ["对称内存"]},
+                answers={"address": T("symmetric heap", "对称堆")},
+                relations=[Relation("uses", "shmem", "udma")]),
+        Concept("udma", "engine", T("UDMA", "UDMA 引擎"), answers={"move": T("copies", "搬运")},
+                lifecycle=Lifecycle("pending-deprecation", T("maybe", "或许"))),
+        Concept("hccs", "link", T("HCCS", "HCCS 互联"), answers={"link": T("wire", "链路")}),
+        Concept("aiv-direct", "technique", T("AIV direct drive", "AIV 直驱"),
+                aliases={"zh": ["直驱"]},
+                answers={"submit": T("the AIV kernel writes WQEs", "AIV 核写 WQE")},
+                relations=[Relation("submits-to", "aiv-direct", "udma"),
+                           Relation("uses", "aiv-direct", "missing-concept")]),
+        Concept("evil", "concept", T(EVIL, "<b>粗</b>&amp;"),
+                beginner=T("</script><script>alert(2)</script>", "\u2028line\u2029sep"),
+                aliases={"en": ["<!--"]}),
+    ]
+    sightings = [
+        Sighting("hccl", "hicann/hccl", "term", "HCCL", True, sha="a" * 40,
+                 committer_date="2021-03-01T10:00:00+08:00"),
+        Sighting("shmem", "hicann/shmem", "term", "shmem", True, sha="b" * 40,
+                 committer_date="2024-05-01T10:00:00+08:00"),
+        Sighting("udma", "hicann/shmem", "term", "udma", True, sha="c" * 40,
+                 committer_date="2025-01-02T10:00:00+08:00"),
+        Sighting("hcomm", "hicann/hccl", "term", "hcomm", False),
+    ]
+    flows = [Flow("udma-put", T("UDMA put", "UDMA 写"), T("Host to kernel", "主机到核"),
+                  steps=[FlowStep("alloc", T("allocate", "分配"), "host", ["shmem"]),
+                         FlowStep("kernel", T("kernel writes", "核写"), "aiv",
+                                  ["aiv-direct", "evil"],
+                                  source=Evidence(pin=Pin("hicann/shmem", "d" * 40, "k.cpp", 7, 7))),
+                         FlowStep("wait", T("wait signal", "等信号"), "host", ["udma"])],
+                  edges=[FlowEdge("alloc", "kernel", "control"), FlowEdge("kernel", "wait", "sync"),
+                         FlowEdge("alloc", "wait", "order")])]
+    claims = [Claim("simt-submission", T("SIMT accelerates submission", "SIMT 加速提交"),
+                    "confirmed", about=["aiv-direct", "evil"],
+                    evidence=[Evidence(url="https://example.org/x")])]
+    repos = [Repository("hicann/hccl", urls=["https://github.com/hicann/hccl",
+                                             "https://gitcode.com/cann/hccl"]),
+             Repository("hicann/shmem", urls=["https://gitcode.com/cann/shmem"])]
+    return Atlas(questions=questions, concepts=concepts, claims=claims, flows=flows,
+                 repositories=repos, sightings=sightings)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build_site(sample_atlas(), out)
+    return out
+
+
+def page_data(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="atlas-data">(.*?)</script>', html, re.S)
+    assert m
+    return json.loads(m.group(1))
+
+
+def test_writes_index_and_one_page_per_flow(tmp_path):
+    paths = build_site(sample_atlas(), tmp_path / "out")
+    assert [p.name for p in paths] == ["index.html", "flow-udma-put.html"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in paths)
+    assert not (tmp_path / "lib").exists() and not Path("lib").exists()
+
+
+def test_node_and_edge_counts(site):
+    data = page_data((site / "index.html").read_text("utf-8"))
+    assert len(data["nodes"]) == 7
+    # 5 relations, one to a concept that is not in the atlas: 4 edges
+    assert len(data["edges"]) == 4
+    assert {(e["from"], e["label"], e["to"]) for e in data["edges"]} == {
+        ("hccl", "built-on", "hcomm"), ("hccl", "alternative-to", "shmem"),
+        ("shmem", "uses", "udma"), ("aiv-direct", "submits-to", "udma")}
+    assert all(n["x"] is not None and n["y"] is not None for n in data["nodes"])
+    assert data["options"]["physics"]["enabled"] is False
+    flow = page_data((site / "flow-udma-put.html").read_text("utf-8"))
+    assert len(flow["nodes"]) == 3 and len(flow["edges"]) == 3
+    assert flow["options"]["layout"]["hierarchical"]["direction"] == "LR"
+    assert {n["id"]: n["level"] for n in flow["nodes"]} == {"alloc": 0, "kernel": 1, "wait": 2}
+
+
+EXTERNAL = [
+    re.compile(r"""\b(?:src|href|action|poster|data)\s*=\s*["']?\s*(?:https?:|//|ftp:)""", re.I),
+    re.compile(r"""url\(\s*["']?\s*(?:https?:|//)""", re.I),
+    re.compile(r"@import", re.I),
+    re.compile(r"""<link\b""", re.I),
+    re.compile(r"""<script\b[^>]*\bsrc\s*=""", re.I),
+]
+
+
+@pytest.mark.parametrize("name", ["index.html", "flow-udma-put.html"])
+def test_no_external_resources(site, name):
+    html = (site / name).read_text("utf-8")
+    for pattern in EXTERNAL:
+        assert not pattern.search(html), pattern.pattern
+    for host in ("cdnjs.cloudflare.com", "cdn.jsdelivr.net", "unpkg.com", "bootstrap",
+                 "tom-select", "fonts.googleapis"):
+        assert host not in html.lower()
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    # the inlined vis-network and our own script are the only scripts
+    assert vis_js() in html
+    assert len(re.findall(r"<script\b", html.replace(vis_js(), ""))) == 3  # data, vis, ours
+
+
+@pytest.mark.parametrize("name", ["index.html", "flow-udma-put.html"])
+def test_injection_is_escaped(site, name):
+    html = (site / name).read_text("utf-8")
+    assert vis_js() in html  # inlined as shipped; the checks below look at everything else
+    html = html.replace(vis_js(), "")
+    assert EVIL not in html
+    assert "<img" not in html and "<b>" not in html and "onerror=alert(1)>" not in html
+    assert "\u2028" not in html and "\u2029" not in html
+    assert html.count("</script>") == 3
+    m = re.search(r'id="atlas-data">(.*?)</script>', html, re.S)
+    assert not re.search(r"[<>&]", m.group(1))
+    text = json.dumps(page_data(html), ensure_ascii=False)
+    assert "onerror=alert(1)" in text  # the text is there, as data
+
+
+def test_script_json_escapes():
+    out = script_json({"a": "</script>&<!--\u2028\u2029"})
+    assert out == '{"a":"\\u003c/script\\u003e\\u0026\\u003c!--\\u2028\\u2029"}'
+    assert json.loads(out) == {"a": "</script>&<!--\u2028\u2029"}
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    a = build_site(sample_atlas(), tmp_path / "a")
+    atlas = sample_atlas()
+    atlas.concepts.reverse()  # declaration order must not matter
+    atlas.reindex()
+    b = build_site(atlas, tmp_path / "b", as_of=None)
+    for pa, pb in zip(a, b):
+        assert pa.read_bytes() == pb.read_bytes(), pa.name
+    c = build_site(sample_atlas(), tmp_path / "c", as_of="2022-01-01")
+    assert c[0].read_bytes() != a[0].read_bytes()
+    assert page_data(c[0].read_text("utf-8"))["meta"]["asOf"] == "2022-01-01"
+
+
+def test_card_data(site):
+    data = page_data((site / "index.html").read_text("utf-8"))
+    c = {x["id"]: x for x in data["concepts"]}
+    hccl = c["hccl"]
+    assert hccl["names"] == {"en": "HCCL", "zh": "集合通信库"}
+    assert hccl["beginner"]["zh"] and hccl["professional"]["en"]
+    assert hccl["evidence"][0]["href"] == \
+        f"https://github.com/hicann/hccl/blob/{SHA}/README.md#L25-L28"
+    assert hccl["first"]["date"] == "2021-03-01"
+    assert "华为集合通信库" in hccl["keys"] and "huawei collective communication library" in hccl["keys"]
+    assert c["aiv-direct"]["claims"] == [0] and data["claims"][0]["id"] == "simt-submission"
+    assert [f["id"] for f in c["aiv-direct"]["flows"]] == ["udma-put"]
+    assert c["aiv-direct"]["flows"][0]["steps"] == ["kernel"]
+    assert c["hcomm"]["first"] is None  # a not-found sighting is not a date
+    assert set(c["hcomm"]["answers"]) == {"address", "submit"}
+    flow = page_data((site / "flow-udma-put.html").read_text("utf-8"))
+    kernel = [s for s in flow["steps"] if s["id"] == "kernel"][0]
+    assert kernel["source"]["href"] == f"https://gitcode.com/cann/shmem/blob/{'d' * 40}/k.cpp#L7"
+    assert [x["id"] for x in kernel["concepts"]] == ["aiv-direct", "evil"]
+
+
+def test_pin_url_hosts():
+    atlas = sample_atlas()
+    ev = Evidence(pin=Pin("unknown/repo", SHA, "a/b.h", 3, 9))
+    assert pin_url(atlas, ev) == f"https://github.com/unknown/repo/blob/{SHA}/a/b.h#L3-L9"
+    assert pin_url(atlas, Evidence(url="javascript:alert(1)")) == ""
+    assert pin_url(atlas, Evidence(url="https://arxiv.org/abs/1")) == "https://arxiv.org/abs/1"
+
+
+def test_layout_axes():
+    atlas = sample_atlas()
+    layout = layout_map(atlas)
+    hist = layout.positions["history"]
+    qx = {col.key: col.x for col in layout.columns}
+    # a concept answering address (1) and submit (2) sits between the two columns
+    assert lane(atlas.concept("hcomm")) * CELL_W == (qx["address"] + qx["submit"]) // 2
+    assert lane(atlas.concept("evil")) == NONE_LANE and qx[""] == NONE_LANE * CELL_W
+    assert abs(hist["hccl"][0] - qx["organize"]) <= CELL_W
+    # history: older first visible sits higher; undated concepts come last
+    assert hist["hccl"][1] < hist["shmem"][1] < hist["udma"][1] < hist["evil"][1]
+    assert [b.key for b in layout.bands["history"]] == ["2021", "2024", "2025", "undated"]
+    assert [b.key for b in layout.bands["kind"]] == ["library", "link", "engine", "technique",
+                                                     "concept"]
+    for view in ("history", "kind"):
+        cells = list(layout.positions[view].values())
+        assert len(cells) == len(set(cells)), "two concepts in one cell"
+        assert all(x % CELL_W == 0 and y % CELL_H == 0 for x, y in cells)
+
+
+def test_layout_no_overlap_when_crowded():
+    concepts = [Concept(f"c{i:03d}", "library", Text(f"C{i}", ""),
+                        answers={"move": Text("x", "y")}) for i in range(50)]
+    layout = layout_map(Atlas(concepts=concepts))
+    cells = list(layout.positions["history"].values())
+    assert len(set(cells)) == 50
+    xs = {x for x, _ in cells}
+    move = QUESTION_IDS.index("move") * COLS_PER_QUESTION * CELL_W
+    assert xs == {move - CELL_W, move, move + CELL_W}
+
+
+def test_bad_as_of_and_bad_flow_id(tmp_path):
+    with pytest.raises(AtlasError):
+        build_site(sample_atlas(), tmp_path, as_of="yesterday")
+    atlas = sample_atlas()
+    atlas.flows[0].id = "../evil"
+    atlas.reindex()
+    with pytest.raises(AtlasError):
+        build_site(atlas, tmp_path / "x")
+
+
+def test_stale_flow_pages_removed(tmp_path):
+    (tmp_path / "flow-gone.html").write_text("old")
+    (tmp_path / "keep.txt").write_text("mine")
+    build_site(sample_atlas(), tmp_path)
+    assert not (tmp_path / "flow-gone.html").exists() and (tmp_path / "keep.txt").exists()
+
+
+def test_cli_map(tmp_path, monkeypatch):
+    from atlas.cli import cli
+    import atlas.cli.common as common
+
+    monkeypatch.setattr(common, "get_atlas", lambda data_dir: sample_atlas())
+    import atlas.cli.mapcmd as mapcmd
+    monkeypatch.setattr(mapcmd, "get_atlas", lambda data_dir: sample_atlas())
+    out = tmp_path / "site"
+    res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01"])
+    assert res.exit_code == 0, res.output
+    assert "wrote 2 pages" in res.output
+    assert page_data((out / "index.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
+    res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1"])
+    assert res.exit_code != 0 and "YYYY-MM-DD" in res.output
