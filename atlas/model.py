@@ -115,6 +115,12 @@ class Record:
 
     __hash__ = None
 
+    def replace(self, **changes):
+        """A copy with some fields changed (like dataclasses.replace)."""
+        values = {n: getattr(self, n) for n in self._fields}
+        values.update(changes)
+        return type(self)(**values)
+
     def __repr__(self):
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
         return f"{type(self).__name__}({inner})"
