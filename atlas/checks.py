@@ -9,7 +9,7 @@ import traceback
 
 from .errors import Location, Problem
 from .loader import Loaded
-from .model import ACYCLIC_RELATIONS, QUESTION_IDS, SYMMETRIC
+from .model import ACYCLIC_RELATIONS, QUESTION_IDS, SYMMETRIC, utc_day
 from .text import norm, suggest
 
 HARDWARE_KINDS = ("hardware", "system")
@@ -127,24 +127,9 @@ def check_dates(loaded: Loaded) -> None:
     for s in loaded.atlas.sightings:
         for key in ("committer_date", "introduced_date"):
             value = getattr(s, key)
-            if value and _utc_day(value) > cutoff:
+            if value and utc_day(value) > cutoff:
                 _problem(loaded, s.loc, "error", "after-cutoff",
                          f"{key} {value} of {s.concept} in {s.repo} is after the cut-off {cutoff}")
-
-
-def _utc_day(iso: str) -> str:
-    """The UTC calendar day of an ISO 8601 timestamp with offset (or a bare date)."""
-    from datetime import datetime, timezone
-
-    if len(iso) <= 10:
-        return iso
-    try:
-        stamp = datetime.fromisoformat(iso.replace("Z", "+00:00"))
-    except ValueError:
-        return iso[:10]
-    if stamp.tzinfo is None:
-        return iso[:10]
-    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%d")
 
 
 def check_flows(loaded: Loaded) -> None:

@@ -92,8 +92,11 @@ def load_atlas(data_dir=None, *, use_cache: bool = True) -> Atlas:
     return load_keyed(data_dir, use_cache=use_cache)[0]
 
 
-def load_keyed(data_dir=None, *, use_cache: bool = True) -> tuple[Atlas, str]:
-    """The atlas and the content hash of its data (a key for derived caches such as the RDF)."""
+def load_keyed(data_dir=None, *, use_cache: bool = True, lazy: bool = False):
+    """The atlas and the content hash of its data (a key for derived caches such as the RDF).
+
+    With lazy=True the atlas comes back as a function that builds it, so a caller that only
+    needs the key (a warm SPARQL query) never reconstructs the records."""
     root = resolve_data_dir(data_dir).resolve()
     if not root.is_dir():
         raise AtlasError("data directory does not exist", Location(str(root)),
@@ -103,13 +106,18 @@ def load_keyed(data_dir=None, *, use_cache: bool = True) -> tuple[Atlas, str]:
     cache = _cache_file(root)
     cached = _read_cache(cache) if use_cache else None
     if cached and cached.get("code") == code and cached.get("root") == str(root):
-        if cached.get("files") == files:
-            return Atlas.from_plain(cached["atlas"]), cached["hash"]
-        digest = _content_hash(root, files)
-        if cached.get("hash") == digest:
-            cached["files"] = files
-            _write_cache(cache, cached)
-            return Atlas.from_plain(cached["atlas"]), digest
+        fresh = cached.get("files") == files
+        if not fresh:
+            digest = _content_hash(root, files)
+            fresh = cached.get("hash") == digest
+            if fresh:
+                cached["files"] = files
+                _write_cache(cache, cached)
+        if fresh:
+            plain = cached["atlas"]
+            if lazy:
+                return (lambda: Atlas.from_plain(plain)), cached["hash"]
+            return Atlas.from_plain(plain), cached["hash"]
     else:
         digest = None
     atlas = _build(root)
@@ -117,6 +125,8 @@ def load_keyed(data_dir=None, *, use_cache: bool = True) -> tuple[Atlas, str]:
     if use_cache:
         _write_cache(cache, {"code": code, "root": str(root), "files": files, "hash": digest,
                              "atlas": atlas.to_plain()})
+    if lazy:
+        return (lambda: atlas), digest
     return atlas, digest
 
 

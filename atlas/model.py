@@ -339,7 +339,8 @@ class Sighting(Record):
 
     @property
     def date(self) -> str:
-        return self.committer_date[:10]
+        """The UTC calendar day of the committer date (the day the cut-off is compared with)."""
+        return utc_day(self.committer_date)
 
 
 class RepoHarvest(Record):
@@ -499,6 +500,21 @@ def _unplain(cls, data):
     obj = cls.__new__(cls)  # every field is present in the plain form: skip __init__
     obj.__dict__.update(kwargs)
     return obj
+
+
+def utc_day(iso: str) -> str:
+    """The UTC day (YYYY-MM-DD) of an ISO 8601 timestamp with offset; a bare date as it is."""
+    if len(iso) <= 10:
+        return iso
+    from datetime import datetime, timezone
+
+    try:
+        stamp = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return iso[:10]
+    if stamp.tzinfo is None:
+        return iso[:10]
+    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%d")
 
 
 def canonical_relation(rel_type: str) -> tuple[str, bool] | None:

@@ -13,20 +13,13 @@ from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD
 
 from .model import Atlas, Evidence, Repository, Text
 
-BASE = "https://ascend-atlas.invalid/"  # reserved TLD: stable, never collides, not dereferenceable
+from .vocab import BASE, PREFIXES
+
 ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
+CONCEPT = Namespace(BASE + "id/concept/")
 DOAP = Namespace("http://usefulinc.com/ns/doap#")
 GRAPH_IRI = BASE + "graph"
-
-CONCEPT = Namespace(BASE + "id/concept/")
-PREFIXES = {
-    "atlas": str(ATLAS), "concept": str(CONCEPT), "question": BASE + "id/question/",
-    "claim": BASE + "id/claim/", "flow": BASE + "id/flow/", "repo": BASE + "id/repo/",
-    "skos": str(SKOS), "prov": str(PROV),
-    "dcterms": str(DCTERMS), "doap": str(DOAP), "rdf": str(RDF), "rdfs": str(RDFS),
-    "owl": str(OWL), "xsd": str(XSD),
-}
 
 
 def kind_class(kind: str) -> URIRef:

@@ -26,7 +26,7 @@ _WORD = re.compile(r"(?<![\w:?$@-])([A-Za-z]+)(?![\w:-])")
 
 
 def _prefix_block() -> str:
-    from .rdf import PREFIXES
+    from .vocab import PREFIXES
 
     return "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in sorted(PREFIXES.items()))
 
@@ -51,7 +51,8 @@ def with_prefixes(query: str) -> tuple[str, int]:
     return block + query, block.count("\n")
 
 
-def nt_cache(atlas, key: str, data_dir: Path) -> Path:
+def nt_cache(load, key: str, data_dir: Path) -> Path:
+    """The cached N-Triples export for data `key`; `load()` gives the atlas when it must be built."""
     import zlib
 
     from .paths import PACKAGE_DIR, cache_dir
@@ -68,7 +69,7 @@ def nt_cache(atlas, key: str, data_dir: Path) -> Path:
     if not path.is_file():
         from .rdf import build_graph, serialize
 
-        text = serialize(build_graph(atlas, data_dir / "ontology.ttl"), "nt")
+        text = serialize(build_graph(load(), data_dir / "ontology.ttl"), "nt")
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8")
@@ -94,7 +95,8 @@ def run_embedded(query: str, nt_path: Path, where: str = "query") -> dict:
     guard(query, where)
     full, offset = with_prefixes(query)
     store = ox.Store()
-    store.bulk_load(path=str(nt_path), format=ox.RdfFormat.N_TRIPLES)
+    # the file is our own rdflib export: lenient parsing (no IRI re-validation) halves the load time
+    store.bulk_load(path=str(nt_path), format=ox.RdfFormat.N_TRIPLES, lenient=True)
     try:
         result = store.query(full)
     except SyntaxError as exc:
@@ -202,10 +204,11 @@ def _show(term: dict | None) -> str:
     if not term:
         return ""
     value = term["value"]
-    from .rdf import ID
+    from .vocab import BASE
 
-    if term["type"] == "uri" and value.startswith(str(ID)):
-        kind, _, local = value[len(str(ID)):].partition("/")
+    ids = BASE + "id/"
+    if term["type"] == "uri" and value.startswith(ids):
+        kind, _, local = value[len(ids):].partition("/")
         return f"{kind}:{local}"
     if term.get("xml:lang"):
         return f"{value}@{term['xml:lang']}"

@@ -27,8 +27,8 @@ def main():
     from atlas.index import load_keyed
     from atlas.paths import data_dir
     from atlas.sparql import nt_cache, with_prefixes
-    atlas, key = load_keyed(None)
-    nt = nt_cache(atlas, key, data_dir(None))
+    load, key = load_keyed(None, lazy=True)
+    nt = nt_cache(load, key, data_dir(None))
     q, _ = with_prefixes(QUERY)
     rr = interleaved({"rdflib": [sys.executable, "-c", code, str(nt), q]}, runs=7)
     print(f"same query through rdflib's store (parse N-Triples + query): {rr['rdflib'] * 1000:.1f} ms "

@@ -25,8 +25,8 @@ def run_sparql(text, path, endpoint, results, data_dir):
     if endpoint:
         result = sparql.run_endpoint(text, endpoint, where=where)
     else:
-        atlas, key = load_keyed(data_dir)
-        nt = sparql.nt_cache(atlas, key, resolve_data_dir(data_dir))
+        load, key = load_keyed(data_dir, lazy=True)
+        nt = sparql.nt_cache(load, key, resolve_data_dir(data_dir))
         result = sparql.run_embedded(text, nt, where=where)
     click.echo(sparql.render(result, results))
 

@@ -1,0 +1,215 @@
+"""`atlas refresh`, `atlas timeline`, `atlas verify`: the history axis (thin: the logic lives in
+atlas.harvest)."""
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timezone
+
+import click
+
+from ..errors import AtlasError, Location
+from .common import common_options, emit, fail, get_atlas
+
+
+def _data(data_dir):
+    from ..paths import data_dir as resolve
+
+    return resolve(data_dir)
+
+
+class _Bars:
+    """One click progress bar per repository, on a terminal only."""
+
+    def __init__(self):
+        self.repo = None
+        self.bar = None
+        self.done = 0
+
+    def __call__(self, repo, done, total):
+        if repo != self.repo:
+            self.close()
+            self.repo = repo
+            self.bar = click.progressbar(length=max(total, 1), label=repo, file=sys.stderr,
+                                         show_pos=True, width=30)
+            self.bar.__enter__()
+            self.done = 0
+        if done > self.done:
+            self.bar.update(done - self.done)
+            self.done = done
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _table(headers, rows) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    out = []
+    for i, r in enumerate([headers, *rows]):
+        out.append("  ".join(str(x).ljust(w) if j == 0 else str(x).rjust(w)
+                             for j, (x, w) in enumerate(zip(r, widths))).rstrip())
+        if i == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def _render_refresh(report) -> str:
+    rows = [(r.repo, r.probes, r.found, r.not_found, r.errors, f"{r.seconds:.2f}", r.status)
+            for r in report.rows]
+    if not rows:
+        return "no probes to harvest"
+    text = _table(("repository", "probes", "found", "not found before cut-off", "errors",
+                   "seconds", "status"), rows)
+    msgs = [m for r in report.rows for m in r.messages]
+    if msgs:
+        text += "\n\n" + "\n".join(f"- {m}" for m in msgs)
+    where = report.timeline if report.written else f"{report.timeline} unchanged"
+    text += f"\n\ncut-off {report.cutoff}; {where}"
+    return text
+
+
+@click.command()
+@click.option("--cutoff", metavar="DATE", default=None,
+              help="Research cut-off YYYY-MM-DD (end of that day, UTC, on the committer date); "
+                   "default: the atlas cut-off.")
+@click.option("--repo", "repo_ids", multiple=True, metavar="ID", help="Only this repository (repeatable).")
+@click.option("--concept", "concept_ids", multiple=True, metavar="ID",
+              help="Only the probes of this concept (repeatable).")
+@click.option("--repos", "repos_dir", type=click.Path(file_okay=False), default=None,
+              help="Root of the local clones (default: $ATLAS_REPOS, else repos/).")
+@click.option("--clone", is_flag=True,
+              help="Clone missing repositories from their https://, ssh:// or file:// URL "
+                   "(the only network use).")
+@click.option("--allow-shallow", is_flag=True,
+              help="Harvest shallow clones too; every date is then on-or-before.")
+@common_options
+def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data_dir, fmt):
+    """Harvest when each probe first became visible on its repository's mainline into
+    data/timeline.yaml (incremental: unchanged repositories return at once).
+
+    \b
+    Examples:
+      atlas refresh
+      atlas refresh --repo hicann/hccl --cutoff 2026-06-30
+    """
+    from ..harvest import refresh as run
+
+    d = _data(data_dir)
+    atlas = get_atlas(d)
+    bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
+    try:
+        report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
+                     repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
+                     allow_shallow=allow_shallow, progress=bars)
+    finally:
+        if bars:
+            bars.close()
+    emit(fmt, report.to_plain(), lambda _o: _render_refresh(report))
+    if report.exit_code:
+        fail(report.exit_code)
+
+
+def _utc(iso: str) -> datetime:
+    try:
+        return datetime.fromisoformat(iso).astimezone(timezone.utc)
+    except ValueError:
+        return datetime.max.replace(tzinfo=timezone.utc)
+
+
+@click.command()
+@click.argument("term", required=False)
+@click.option("--repo", "repo_ids", multiple=True, metavar="ID", help="Only this repository (repeatable).")
+@click.option("--as-of", "as_of", metavar="DATE", default=None,
+              help="Show the atlas as of DATE (YYYY-MM-DD): sightings whose commit date (UTC) is "
+                   "after that day are hidden.")
+@common_options
+def timeline(term, repo_ids, as_of, data_dir, fmt):
+    """When each probe first became visible, oldest first (date, repository, concept, short sha,
+    precision). TERM filters by concept id or name, or by probe value.
+
+    \b
+    Examples:
+      atlas timeline
+      atlas timeline hccs --as-of 2025-12-31
+    """
+    from ..harvest.run import parse_cutoff
+    from ..harvest.timeline import FILENAME, read_state
+    from ..text import norm
+
+    if as_of:
+        as_of = parse_cutoff(as_of, "--as-of").isoformat()
+    d = _data(data_dir)
+    atlas = get_atlas(d)
+    sightings = list(atlas.sightings) or read_state(d / FILENAME)[1]
+    if repo_ids:
+        sightings = [s for s in sightings if s.repo in repo_ids]
+    if term:
+        ids = set(atlas.name_index.get(norm(term), set())) | {term}
+        sightings = [s for s in sightings if s.concept in ids or term in s.value]
+        if not sightings:
+            raise AtlasError(f"no sighting matches {term!r}", Location("TERM"),
+                             hint="run `atlas timeline` for all, or `atlas refresh` first")
+    found = sorted((s for s in sightings if s.found),
+                   key=lambda s: (_utc(s.committer_date), s.repo, s.concept, s.value))
+    missing = sorted((s for s in sightings if not s.found), key=lambda s: (s.repo, s.concept))
+    hidden = 0
+    if as_of:
+        keep = [s for s in found if _utc(s.committer_date).date().isoformat() <= as_of]
+        hidden = len(found) - len(keep)
+        found = keep
+    plain = {
+        "as_of": as_of, "hidden_after_as_of": hidden,
+        "sightings": [{"date": _utc(s.committer_date).date().isoformat(), "repo": s.repo,
+                       "concept": s.concept, "method": s.method, "value": s.value, "sha": s.sha,
+                       "committer_date": s.committer_date, "introduced": s.introduced,
+                       "precision": s.precision, "note": s.note} for s in found],
+        "not_found": [{"repo": s.repo, "concept": s.concept, "method": s.method,
+                       "value": s.value, "cutoff": s.cutoff} for s in missing],
+    }
+
+    def render(_o):
+        lines = []
+        for s in found:
+            mark = "<=" if s.precision == "on-or-before" else "  "
+            lines.append(f"{_utc(s.committer_date).date().isoformat()} {mark} {s.repo}  "
+                         f"{s.concept}  {s.sha[:12]}  {s.precision}  ({s.method} {s.value})")
+        if not lines:
+            lines.append("no sightings" + (f" on or before {as_of}" if as_of else ""))
+        if hidden:
+            lines.append(f"({hidden} sighting(s) after {as_of} hidden)")
+        if missing:
+            lines.append("")
+            lines.append("not found before the cut-off:")
+            lines += [f"  {s.repo}  {s.concept}  ({s.method} {s.value}, cut-off {s.cutoff})"
+                      for s in missing]
+        return "\n".join(lines)
+
+    emit(fmt, plain, render)
+
+
+@click.command()
+@click.option("--repos", "repos_dir", type=click.Path(file_okay=False), default=None,
+              help="Root of the local clones (default: $ATLAS_REPOS, else repos/).")
+@common_options
+def verify(repos_dir, data_dir, fmt):
+    """Check every evidence pin against the local clones: broken and stale pins with their YAML
+    file:line, and pins that could not be checked (never counted as passed). Exit 1 if any
+    pin is broken."""
+    from ..harvest import verify as run
+    from ..paths import repos_root
+
+    d = _data(data_dir)
+    atlas = get_atlas(d)
+    report = run(atlas, repos_root=repos_root(repos_dir, d))
+
+    def render(_o):
+        lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows
+                 if r.status != "ok"]
+        counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
+        lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
+        return "\n".join(lines)
+
+    emit(fmt, report.to_plain(), render)
+    if report.exit_code:
+        fail(report.exit_code)

@@ -1,0 +1,451 @@
+"""The single-pass scanner: first visible commit of many probes on a first-parent mainline.
+
+One ``git log --first-parent --diff-merges=first-parent --no-renames -p -U0 --reverse`` stream is read
+in large chunks for all probes of a repository together (see docs/history.md). Terms are literal
+byte strings (UTF-8); one compiled regex of the escaped terms finds candidate lines, and
+``bytes.count`` counts the occurrences on each ``+``/``-`` line. Paths come from the ``diff --git`` /
+``new file mode`` headers. git runs through gitpython's command interface (``Git.execute``).
+"""
+from __future__ import annotations
+
+import queue
+import re
+import subprocess
+import threading
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore
+from dataclasses import dataclass, field
+
+import git as gitpython
+from git.exc import GitCommandNotFound
+
+from ..errors import AtlasError, Location
+
+MARK = b"\x00\x01"
+FORMAT = "--format=%x00%x01%H %P%x00%cI%x00%aI"
+CONFIG = [
+    "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+    "-c", "log.showRoot=true", "-c", "log.showSignature=false", "-c", "color.ui=never",
+    "-c", "diff.relative=false", "-c", "core.fsmonitor=false", "-c", "log.diffMerges=first-parent",
+]
+DIFF = ["-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+        "--src-prefix=a/", "--dst-prefix=b/"]
+CHUNK = 1 << 20
+_UNREADABLE = re.compile(rb"unable to read ([0-9a-f]{40,64})")
+_ESC = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
+        ord("r"): 13, ord('"'): 34, ord("\\"): 92}
+
+
+@dataclass
+class Commit:
+    sha: str
+    parents: list[str]
+    committer_date: str
+    author_date: str
+
+
+@dataclass
+class Scan:
+    """What one pass found: probe -> first commit, and how much it read."""
+
+    terms: dict[str, Commit] = field(default_factory=dict)
+    paths: dict[str, Commit] = field(default_factory=dict)
+    commits: int = 0
+    skipped_paths: list[str] = field(default_factory=list)
+
+
+class GitError(AtlasError):
+    pass
+
+
+class Repo:
+    """git commands against one git directory (bare or not, with or without a config file)."""
+
+    def __init__(self, gitdir, name: str = ""):
+        self.gitdir = str(gitdir)
+        self.name = name or self.gitdir
+        self.git = gitpython.Git(self.gitdir)
+        self.env = {"GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
+
+    def argv(self, *args: str) -> list[str]:
+        return ["git", "--git-dir", self.gitdir, "--no-replace-objects", *CONFIG, *args]
+
+    def popen(self, *args: str, stdin=None):
+        try:
+            return self.git.execute(self.argv(*args), as_process=True, env=self.env,
+                                    istream=stdin)
+        except GitCommandNotFound as exc:
+            raise AtlasError(f"git is not installed or not on PATH: {exc}", self.name) from None
+
+    def run(self, *args: str, input: bytes | None = None, check: bool = True) -> tuple[int, bytes, bytes]:
+        proc = self.popen(*args, stdin=subprocess.PIPE if input is not None else None)
+        out, err = proc.proc.communicate(input)
+        status = proc.proc.returncode
+        if check and status:
+            raise GitError(f"{self.name}: git {args[0]} failed: {_first_line(err)}",
+                           Location(self.name))
+        return status, out, err
+
+    # -- refs and history ------------------------------------------------------------------
+
+    def rev_parse(self, rev: str) -> str:
+        status, out, err = self.run("rev-parse", "--verify", "--quiet", "--end-of-options",
+                                    rev + "^{commit}", check=False)
+        return out.strip().decode() if status == 0 else ""
+
+    def symbolic_head(self) -> str:
+        status, out, _ = self.run("symbolic-ref", "-q", "HEAD", check=False)
+        return out.strip().decode() if status == 0 else ""
+
+    def is_shallow(self) -> bool:
+        _, out, _ = self.run("rev-parse", "--is-shallow-repository", check=False)
+        return out.strip() == b"true"
+
+    def mainline(self, head: str) -> list[tuple[int, str]]:
+        """(committer timestamp, sha) of the first-parent mainline from `head`, newest first."""
+        status, out, err = self.run("rev-list", "--first-parent", "--timestamp", head, "--",
+                                    check=False)
+        if status:
+            raise GitError(f"{self.name}: cannot walk the history from {head[:12]} (corrupt "
+                           f"repository?): {_first_line(err)}", Location(self.name))
+        rows = []
+        for line in out.splitlines():
+            ts, _, sha = line.partition(b" ")
+            rows.append((int(ts), sha.decode()))
+        return rows
+
+    # -- the scan ------------------------------------------------------------------------
+
+    def scan(self, revs: list[str], terms: list[str], paths: list[str], *, first_parent=True,
+             progress=None) -> Scan:
+        """First commit (in --reverse order of `revs`) at which each term / path is visible.
+
+        `revs` are rev-list arguments (e.g. [cutoff_head] or [new, '^old']). When a snapshot
+        lacks blobs (git dies with `unable to read <sha>`), the paths of the missing blobs are
+        found with one `--raw` pass and `cat-file --batch-check`, and the scan is run again
+        without them; they are listed in `skipped_paths`.
+        """
+        walk = (["--first-parent", "--diff-merges=first-parent"] if first_parent
+                else ["--topo-order", "--diff-merges=off"])
+        base = ["log", *walk, *DIFF, "--reverse", FORMAT, *revs, "--"]
+        proc = self.popen(*base)
+        result, err = _read(proc, terms, paths, progress)
+        if err is None:
+            return result
+        if not _UNREADABLE.search(err):
+            raise GitError(f"{self.name}: git log failed (corrupt repository?): {_first_line(err)}",
+                           Location(self.name))
+        missing, commits = self.missing_blobs(walk, revs)
+        if not missing:
+            raise GitError(f"{self.name}: an object git needs is missing or unreadable (corrupt "
+                           f"repository): {_first_line(err)}", Location(self.name))
+        excl = [f":(exclude,literal){p}" for p in sorted(missing)]
+        proc = self.popen(*base, *excl)
+        result, err = _read(proc, terms, paths, progress)
+        if err is not None:
+            raise GitError(f"{self.name}: git log failed even without the {len(missing)} paths "
+                           f"whose blobs are missing: {_first_line(err)}", Location(self.name))
+        result.skipped_paths = sorted(missing)
+        # a path probe can be satisfied by a skipped file: take the earlier of both answers
+        order = {c.sha: i for i, c in enumerate(commits)}
+        for c in commits:
+            for path in c.adds:
+                for probe in paths:
+                    old = result.paths.get(probe)
+                    if old is not None and order.get(old.sha, -1) <= order[c.sha]:
+                        continue
+                    if _under(path, probe):
+                        result.paths[probe] = Commit(c.sha, c.parents, c.committer_date,
+                                                     c.author_date)
+        return result
+
+    def missing_blobs(self, walk: list[str], revs: list[str]):
+        """Paths whose blobs are absent, and every commit (in order) with the skipped paths it
+        adds."""
+        status, out, err = self.run("log", *walk, "--no-renames", "--raw", "-z", "--no-abbrev",
+                                    "--reverse", FORMAT, *revs, "--", check=False)
+        if status:
+            raise GitError(f"{self.name}: cannot list the history's files (corrupt repository?): "
+                           f"{_first_line(err)}", Location(self.name))
+        commits: list = []
+        blobs: dict[str, set[str]] = {}
+        toks = out.split(b"\x00")
+        i = 0
+        cur = None
+        while i < len(toks):
+            tok = toks[i].lstrip(b"\n")
+            if tok.startswith(b"\x01"):
+                head = tok[1:].decode()
+                sha, *parents = head.split(" ")
+                cur = _AddedCommit(sha, [p for p in parents if p], toks[i + 1].decode(),
+                                   toks[i + 2].decode())
+                commits.append(cur)
+                i += 3
+                continue
+            if tok.startswith(b":") and i + 1 < len(toks):
+                meta = tok.split(b" ")
+                path = toks[i + 1].decode("utf-8", "surrogateescape")
+                for sha in (meta[2], meta[3]):
+                    if sha.strip(b"0") and meta[0] != b":160000" and meta[1] != b"160000":
+                        blobs.setdefault(sha.decode(), set()).add(path)
+                if cur is not None and meta[4][:1] == b"A":
+                    cur.adds.append(path)
+                i += 2
+                continue
+            i += 1
+        if not blobs:
+            return set(), commits
+        query = "".join(f"{s}\n" for s in blobs).encode()
+        _, out, _ = self.run("cat-file", "--batch-check", input=query)
+        missing: set[str] = set()
+        for line in out.splitlines():
+            if line.endswith(b" missing"):
+                missing |= blobs.get(line.split(b" ")[0].decode(), set())
+        for c in commits:
+            c.adds = [p for p in c.adds if p in missing]
+        return missing, commits
+
+
+@dataclass
+class _AddedCommit(Commit):
+    adds: list[str] = field(default_factory=list)  # skipped paths the commit adds
+
+
+def _first_line(err: bytes) -> str:
+    text = err.decode("utf-8", "replace").strip()
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else "(no message)"
+
+
+def _under(path: str, probe: str) -> bool:
+    return path == probe or path.startswith(probe + "/")
+
+
+def unquote(raw: bytes) -> bytes:
+    """Undo git's C-style quoting of a path (the quotes included)."""
+    out = bytearray()
+    i, n = 1, len(raw) - 1
+    while i < n:
+        ch = raw[i]
+        if ch == 92 and i + 1 < n:
+            nxt = raw[i + 1]
+            if 48 <= nxt <= 55:
+                out.append(int(raw[i + 1:i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out.append(_ESC.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return bytes(out)
+
+
+def header_path(rest: bytes) -> str:
+    """The path of a `diff --git a/P b/P` header (no renames: both sides are the same path)."""
+    if rest.startswith(b'"'):
+        end = 1
+        while end < len(rest):
+            if rest[end] == 92:
+                end += 2
+                continue
+            if rest[end] == 34:
+                break
+            end += 1
+        p = unquote(rest[:end + 1])[2:]
+    else:
+        n = (len(rest) - 5) // 2
+        p = rest[2:2 + n]
+    return p.decode("utf-8", "surrogateescape")
+
+
+def _read(proc, terms: list[str], paths: list[str], progress) -> tuple[Scan, bytes | None]:
+    """Parse one log stream. Returns (result, None) or (partial result, stderr) on failure."""
+    parser = _Parser(terms, paths, progress)
+    chunks = _Pump(proc.stdout)
+    buf = b"\n"
+    eof = False
+    stopped = False
+    try:
+        while not eof:
+            chunk = chunks.get()
+            if not chunk:
+                eof = True
+                data, buf = buf, b""
+            else:
+                buf += chunk
+                # cut at the start of the last file diff or commit, so that a file's header is
+                # never split from its lines
+                cut = max(buf.rfind(b"\ndiff --git "), buf.rfind(b"\n" + MARK))
+                if cut <= 0:
+                    continue
+                data, buf = buf[:cut + 1], buf[cut:]
+            if data and parser.feed(data):
+                stopped = True
+                break
+        if not stopped:
+            parser.finish()
+    finally:
+        if stopped or not eof:
+            try:
+                proc.proc.kill()
+            except (OSError, AttributeError):
+                pass
+            chunks.stop()
+            proc._terminate()
+    if stopped:
+        return parser.result, None
+    err = proc.proc.stderr.read()
+    status = proc.proc.wait()
+    if status:
+        return parser.result, err or b"git failed"
+    return parser.result, None
+
+
+class _Pump:
+    """Drains git's stdout on a thread so that git never waits while Python parses a chunk."""
+
+    def __init__(self, stream, depth: int = 32):
+        self.stream = stream
+        self.queue: queue.Queue = queue.Queue(depth)
+        self.halt = False
+        try:  # a larger pipe lets git run ahead even before the thread is scheduled (Linux)
+            fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 1 << 20)
+        except (OSError, ValueError, AttributeError, NameError):
+            pass
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            while not self.halt:
+                chunk = self.stream.read(CHUNK)
+                self.queue.put(chunk)
+                if not chunk:
+                    return
+        except (OSError, ValueError):
+            self.queue.put(b"")
+
+    def get(self) -> bytes:
+        return self.queue.get()
+
+    def stop(self):
+        self.halt = True
+        while self.thread.is_alive():  # unblock a put()
+            try:
+                self.queue.get_nowait()
+            except queue.Empty:
+                self.thread.join(0.01)
+
+
+class _Parser:
+    def __init__(self, terms, paths, progress):
+        self.result = Scan()
+        self.active = {t.encode("utf-8"): t for t in dict.fromkeys(terms)}
+        self.counts = {t: 0 for t in self.active}
+        self.pending = set(paths)
+        self.rx = self._compile()
+        self.cur: Commit | None = None
+        self.touched: set[bytes] = set()
+        self.new_paths: set[str] = set()
+        self.progress = progress
+
+    def _compile(self):
+        if not self.active:
+            return None
+        alt = b"|".join(re.escape(t) for t in sorted(self.active, key=len, reverse=True))
+        return re.compile(alt)
+
+    def done(self) -> bool:
+        return not self.active and not self.pending
+
+    def feed(self, data: bytes) -> bool:
+        """Process a block that starts just after a newline and ends with one.
+        True when every probe is found (the caller stops git)."""
+        pos = 0
+        marker = b"\n" + MARK
+        while True:
+            nxt = data.find(marker, pos)
+            seg_end = len(data) if nxt < 0 else nxt + 1
+            if self.cur is not None and seg_end > pos:
+                self._segment(data, pos, seg_end)
+            if nxt < 0:
+                return False
+            line_end = data.find(b"\n", nxt + 1)
+            if line_end < 0:
+                line_end = len(data)
+            if self.cur is not None and self._commit_done():
+                return True
+            head, cdate, adate = data[nxt + 3:line_end].split(b"\x00")
+            sha, *parents = head.decode().split(" ")
+            self.cur = Commit(sha, [p for p in parents if p], cdate.decode(), adate.decode())
+            pos = line_end + 1
+
+    def finish(self) -> None:
+        if self.cur is not None:
+            self._commit_done()
+            self.cur = None
+
+    def _segment(self, data: bytes, start: int, end: int) -> None:
+        rx = self.rx
+        if rx is not None:
+            last = -1
+            for m in rx.finditer(data, start, end):
+                ls = data.rfind(b"\n", 0, m.start()) + 1
+                if ls == last:
+                    continue
+                last = ls
+                first = data[ls]
+                if first != 43 and first != 45:  # '+' / '-'
+                    continue
+                if data.startswith((b"+++ ", b"--- "), ls) and self._in_header(data, ls):
+                    continue
+                le = data.find(b"\n", ls)
+                line = data[ls + 1:le]
+                sign = 1 if first == 43 else -1
+                for t in self.active:
+                    c = line.count(t)
+                    if c:
+                        self.counts[t] += sign * c
+                        self.touched.add(t)
+        if self.pending:
+            p = data.find(b"\nnew file mode", max(start - 1, 0), end)
+            while p >= 0:
+                d = data.rfind(b"\ndiff --git ", 0, p)
+                if d >= 0:
+                    path = header_path(data[d + 12:data.find(b"\n", d + 1)])
+                    for probe in self.pending:
+                        if _under(path, probe):
+                            self.new_paths.add(probe)
+                p = data.find(b"\nnew file mode", p + 1, end)
+
+    @staticmethod
+    def _in_header(data: bytes, ls: int) -> bool:
+        """A `--- `/`+++ ` line is a file header when no hunk (`@@`) started since `diff --git`."""
+        d = data.rfind(b"\ndiff --git ", 0, ls)
+        return data.rfind(b"\n@@", max(d, 0), ls) < 0
+
+    def _commit_done(self) -> bool:
+        cur = self.cur
+        self.result.commits += 1
+        changed = False
+        for t in self.touched:
+            if self.counts[t] > 0:
+                self.result.terms[self.active.pop(t)] = cur
+                del self.counts[t]
+                changed = True
+            else:
+                self.counts[t] = 0
+        self.touched.clear()
+        for probe in self.new_paths:
+            self.result.paths[probe] = cur
+            self.pending.discard(probe)
+        self.new_paths.clear()
+        if changed:
+            self.rx = self._compile()
+        if self.progress and self.result.commits % 200 == 0:
+            self.progress(self.result.commits)
+        return self.done()

@@ -1,0 +1,496 @@
+"""`refresh`: harvest the first visible commit of every probe, repository by repository.
+
+Pure library code (no printing). gitpython is imported only when a repository actually needs
+git; an unchanged repository (same branch head, cut-off and probes) is recognised from the ref
+files alone. See docs/history.md for the definition and the incremental rules.
+"""
+from __future__ import annotations
+
+import time
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+from ..errors import AtlasError, Location, Problem
+from ..model import DATE_RE, DEFAULT_CUTOFF, F, Atlas, Probe, Record, RepoHarvest, Sighting
+from ..paths import repos_root as default_repos_root
+from . import locate
+from .timeline import FILENAME, merge, read_state, sighting_key, write_state
+
+
+class RepoRow(Record):
+    repo: str
+    probes: int = 0
+    found: int = 0
+    not_found: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    status: str = ""  # up-to-date | scanned | incremental | failed | no-probes
+    messages: list[str] = F(list)
+    head: str = ""
+    commits: int = 0
+    read: int = 0  # mainline commits read by this run
+
+    def to_plain(self) -> dict:
+        return {n: getattr(self, n) for n in self._fields}
+
+
+class RefreshReport(Record):
+    cutoff: str
+    timeline: str
+    rows: list[RepoRow] = F(list)
+    problems: list[Problem] = F(list)
+    written: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(r.errors or r.not_found for r in self.rows)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def to_plain(self) -> dict:
+        return {
+            "cutoff": self.cutoff, "timeline": self.timeline, "written": self.written,
+            "ok": not self.failed, "repositories": [r.to_plain() for r in self.rows],
+            "problems": [{"location": str(p.location), "level": p.level, "code": p.code,
+                          "message": p.message, "hint": p.hint} for p in self.problems],
+        }
+
+
+def parse_cutoff(text: str, where: str = "--cutoff") -> date:
+    text = str(text)
+    if not DATE_RE.match(text):
+        raise AtlasError(f"not a date: {text!r} (want YYYY-MM-DD)", Location(where))
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise AtlasError(f"not a date: {text!r} ({exc})", Location(where)) from None
+
+
+def cutoff_timestamp(day: date) -> int:
+    """First second after the cut-off day (UTC): a commit counts when its committer time is less."""
+    nxt = datetime(day.year, day.month, day.day, tzinfo=timezone.utc) + timedelta(days=1)
+    return int(nxt.timestamp())
+
+
+def utc_date(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(timezone.utc).date().isoformat()
+    except ValueError:
+        return iso[:10]
+
+
+def now_utc() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def normalize_probe(p: Probe) -> tuple[str, str, str]:
+    """(method, value to scan for, '' or why the probe cannot be harvested)."""
+    if p.term and p.path:
+        return "term", p.term, "a probe has either `term` or `path`, not both"
+    if p.term:
+        if "\n" in p.term or "\r" in p.term:
+            return "term", p.term, "a term must be one line (terms are matched within a line)"
+        if not p.term.strip():
+            return "term", p.term, "empty term"
+        return "term", p.term, ""
+    path = (p.path or "").strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    path = path.strip("/")
+    parts = path.split("/")
+    if not path or any(x in ("", ".", "..") for x in parts) or "\n" in path:
+        return "path", p.path, f"not a path inside the repository: {p.path!r}"
+    return "path", path, ""
+
+
+class _Want(Record):
+    method: str
+    value: str  # as written in the data (the sighting's value)
+    scan: str  # normalised for scanning
+    concepts: list[tuple[str, Probe]]
+
+
+def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
+            repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
+            progress=None) -> RefreshReport:
+    """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
+    a repository's history is read. Returns a report; raises AtlasError only for bad arguments
+    or an unreadable timeline."""
+    day = parse_cutoff(cutoff)
+    cutoff = day.isoformat()
+    data_dir = Path(data_dir)
+    root = default_repos_root(repos_root, data_dir)
+    tpath = data_dir / FILENAME
+    report = RefreshReport(cutoff=cutoff, timeline=str(tpath))
+
+    for cid in concept_ids:
+        if cid not in atlas.concept_by_id:
+            raise AtlasError(f"unknown concept {cid!r}", Location("--concept"),
+                             hint="see `atlas query` for concept ids")
+    known_repos = set(atlas.repo_by_id) | {p.repo for c in atlas.concepts for p in c.probes}
+    for rid in repo_ids:
+        if rid not in known_repos:
+            raise AtlasError(f"unknown repository {rid!r}", Location("--repo"),
+                             hint="repositories are listed in data/repositories/")
+
+    groups: dict[str, list[tuple[str, Probe]]] = {rid: [] for rid in repo_ids}
+    for c in atlas.concepts:
+        if concept_ids and c.id not in concept_ids:
+            continue
+        for p in c.probes:
+            if repo_ids and p.repo not in repo_ids:
+                continue
+            groups.setdefault(p.repo, []).append((c.id, p))
+
+    old_h, old_s = read_state(tpath)
+    old_h_by = {h.repo: h for h in old_h}
+    old_s_by = {sighting_key(s): s for s in old_s}
+    mapping = locate.local_map(root) if root.is_dir() else {}
+
+    new_h: list[RepoHarvest] = []
+    new_s: list[Sighting] = []
+    drop: set = set()
+    for rid in sorted(groups):
+        t0 = time.perf_counter()
+        row = RepoRow(rid, probes=len(groups[rid]))
+        report.rows.append(row)
+        if not groups[rid]:
+            row.status = "no-probes"
+            continue
+        job = _RepoJob(atlas, rid, groups[rid], root, mapping, cutoff, day, clone, allow_shallow,
+                       old_h_by.get(rid), old_s_by, progress, row, report)
+        harvest, sightings = job.run()
+        row.seconds = round(time.perf_counter() - t0, 3)
+        if harvest is not None:
+            new_h.append(harvest)
+        new_s.extend(sightings)
+        if row.status != "failed":
+            current = {(cid, m, v) for cid, m, v in job.keys()}
+            in_scope = set(concept_ids) if concept_ids else None
+            for key, s in old_s_by.items():
+                if key[0] == rid and (in_scope is None or s.concept in in_scope) \
+                        and (s.concept, s.method, s.value) not in current:
+                    drop.add(key)
+    if not repo_ids and not concept_ids:  # probes of repositories no longer in the data
+        drop |= {k for k in old_s_by if k[0] not in groups}
+    if new_h or new_s or drop:
+        harvests, sightings = merge(old_h, old_s, new_h, new_s, drop)
+        if not repo_ids and not concept_ids:
+            harvests = [h for h in harvests if h.repo in groups]
+        write_state(tpath, cutoff, harvests, sightings)
+        report.written = True
+    return report
+
+
+class _RepoJob:
+    def __init__(self, atlas, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
+                 old, old_s_by, progress, row, report):
+        self.atlas, self.rid, self.root, self.mapping = atlas, rid, root, mapping
+        self.cutoff, self.day, self.clone_ok, self.allow_shallow = cutoff, day, clone, allow_shallow
+        self.old, self.old_s_by, self.progress = old, old_s_by, progress
+        self.row, self.report = row, report
+        self.wants: dict[tuple[str, str], _Want] = {}
+        self.bad: list[tuple[str, Probe, str]] = []
+        for cid, p in probes:
+            method, scan, why = normalize_probe(p)
+            if why:
+                self.bad.append((cid, p, why))
+                continue
+            w = self.wants.setdefault((method, scan), _Want(method, p.value, scan, []))
+            w.concepts.append((cid, p))
+
+    def keys(self):
+        for w in self.wants.values():
+            for cid, p in w.concepts:
+                yield cid, w.method, p.value
+
+    def problem(self, code, message, loc=None, level="error", hint=""):
+        self.report.problems.append(Problem(loc or Location(self.rid), level, code, message, hint))
+        self.row.messages.append(message + (f" (hint: {hint})" if hint else ""))
+
+    # -- the job -------------------------------------------------------------------------
+
+    def run(self) -> tuple[RepoHarvest | None, list[Sighting]]:
+        for cid, p, why in self.bad:
+            self.row.errors += 1
+            self.problem("bad-probe", f"{self.rid}: {p.method} {p.value!r} (concept {cid}): {why}",
+                         p.loc)
+        if not self.wants:
+            self.row.status = "failed"
+            return None, []
+        try:
+            return self._run()
+        except AtlasError as exc:
+            self.row.status = "failed"
+            self.row.errors += 1
+            msg = exc.message if exc.message.startswith(self.rid) else f"{self.rid}: {exc.message}"
+            self.problem(_code(exc), msg, exc.location, hint=exc.hint)
+            return None, []
+
+    def _run(self):
+        rid = self.rid
+        repo = self.atlas.repo_by_id.get(rid)
+        branch = repo.branch if repo else ""
+        clone = locate.find_clone(rid, self.root, self.mapping)
+        if clone is None and self.clone_ok:
+            from .clone import clone_repo
+
+            clone_repo(rid, repo.urls if repo else [], self.root)
+            clone = locate.find_clone(rid, self.root, self.mapping)
+        if clone is None:
+            raise AtlasError(f"{rid}: no local clone under {self.root}", Location(str(self.root)),
+                             hint=f"clone it to {self.root / rid}, map it in "
+                                  f"{self.root / 'local.yaml'}, or run with --clone")
+        shallow = clone.shallow
+        if shallow and not self.allow_shallow:
+            raise AtlasError(f"{rid}: {clone.path} is a shallow clone; its first commits are not "
+                             "the repository's", clone.location,
+                             hint="fetch the full history (git fetch --unshallow), or pass "
+                                  "--allow-shallow to accept on-or-before dates")
+        ref, head = locate.resolve_branch(clone, branch)
+        old = self.old
+        if ref and self._up_to_date(ref, head, shallow):
+            return self._keep(old)
+        from . import gitscan  # imports gitpython
+
+        g = gitscan.Repo(clone.gitdir, rid)
+        if not ref:
+            ref, head = self._git_resolve(g, branch)
+        shallow = shallow or g.is_shallow()
+        if shallow and not self.allow_shallow:
+            raise AtlasError(f"{rid}: shallow clone", clone.location,
+                             hint="pass --allow-shallow to accept on-or-before dates")
+        walk = g.mainline(head)
+        limit = cutoff_timestamp(self.day)
+        idx = next((i for i, (ts, _sha) in enumerate(walk) if ts < limit), None)
+        cutoff_head = walk[idx][1] if idx is not None else ""
+        commits = len(walk) - idx if idx is not None else 0
+        self.row.head, self.row.commits = head, commits
+
+        # which probes need which pass
+        new_commits = None  # commits after the previous cut-off head, when it is an ancestor
+        if old and old.cutoff_head and cutoff_head and old.branch == ref and old.shallow == shallow:
+            for j in range(idx, len(walk)):
+                if walk[j][1] == old.cutoff_head:
+                    new_commits = j - idx
+                    break
+        full, ranged, kept = [], [], {}
+        for key, w in self.wants.items():
+            prev = self._previous(w)
+            if new_commits is None or prev is None:
+                full.append(w)
+            elif prev.found:
+                kept[key] = prev
+            else:
+                ranged.append(w)
+        self.row.status = "incremental" if new_commits is not None else "scanned"
+        hits: dict[tuple[str, str], object] = {}
+        skipped: set[str] = set(old.skipped_paths) if (old and new_commits is not None) else set()
+        if cutoff_head and (full or (ranged and new_commits)):
+            todo = full + ranged
+            revs = [cutoff_head] if full else [cutoff_head, "^" + old.cutoff_head]
+            total = commits if full else new_commits
+            if full:
+                skipped = set()
+            scan = self._scan(g, revs, todo, total)
+            self.row.read = scan.commits
+            skipped |= set(scan.skipped_paths)
+            for w in todo:
+                found = (scan.terms if w.method == "term" else scan.paths).get(w.scan)
+                if found is not None:
+                    hits[(w.method, w.scan)] = found
+        if skipped:
+            self.problem("skipped-paths", f"{rid}: {len(skipped)} path(s) skipped because their "
+                         "blobs are missing from the clone (snapshots lack files of 4 MiB or "
+                         f"more); terms in them are not seen: {', '.join(sorted(skipped)[:5])}"
+                         + (" ..." if len(skipped) > 5 else ""), clone.location, level="warning")
+        intro = self._introductions(g, hits)
+        now = now_utc()
+        harvest = RepoHarvest(repo=rid, head=head, branch=ref, cutoff=self.cutoff,
+                              cutoff_head=cutoff_head, harvested_at=now, commits=commits,
+                              shallow=shallow, skipped_paths=sorted(skipped))
+        out: list[Sighting] = []
+        any_found = False
+        for key, w in self.wants.items():
+            for cid, p in w.concepts:
+                prevs = self.old_s_by.get((rid, cid, w.method, w.value))
+                if key in kept:
+                    base = self.old_s_by.get((rid, cid, w.method, w.value)) or kept[key]
+                    s = base.replace(concept=cid, head=head, cutoff=self.cutoff,
+                                            harvested_at=now, loc=None)
+                elif key in hits:
+                    s = self._sighting(cid, w, hits[key], intro.get(key), shallow, head, now)
+                else:
+                    s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
+                                 found=False, head=head, cutoff=self.cutoff, harvested_at=now,
+                                 note=f"not on {ref} up to {cutoff_head[:12] or 'the cut-off'} "
+                                      f"({commits} mainline commits)"
+                                 + ("; shallow clone: older history is missing" if shallow else ""))
+                    self.row.not_found += 1
+                    msg = (f"{rid}: {w.method} {w.value!r} (concept {cid}) not found on {ref} "
+                           f"before the cut-off {self.cutoff} ({commits} mainline commits)")
+                    if prevs is not None and prevs.found and utc_date(prevs.committer_date) <= self.cutoff:
+                        self.problem("probe-not-found", msg + f"; the earlier result "
+                                     f"({prevs.sha[:12]}, harvested at {prevs.harvested_at}) is kept",
+                                     p.loc, hint="history rewritten or wrong branch?")
+                        continue
+                    self.problem("probe-not-found", msg, p.loc,
+                                 hint="check the term's spelling, the branch, or the cut-off")
+                    out.append(s)
+                    continue
+                any_found = True
+                self.row.found += 1
+                if s.note and s.precision == "on-or-before" and not any(
+                        m.startswith(f"{rid}: precision") for m in self.row.messages):
+                    self.row.messages.append(f"{rid}: precision on-or-before: " + s.note)
+                out.append(s)
+        if not any_found:
+            earlier = [s for k, s in self.old_s_by.items()
+                       if k[0] == rid and s.found and utc_date(s.committer_date) <= self.cutoff]
+            if earlier:
+                self.row.status = "failed"
+                self.row.errors += 1
+                self.problem("empty-harvest", f"{rid}: none of {len(self.wants)} probes found on "
+                             f"{ref} up to {cutoff_head[:12] or 'the cut-off'}; the earlier results "
+                             f"({len(earlier)} found) are kept", clone.location,
+                             hint="wrong branch or rewritten history?")
+                return None, []
+        if shallow:
+            self.row.messages.append(f"{rid}: shallow clone: every date is on-or-before")
+        return harvest, out
+
+    def _git_resolve(self, g, branch):
+        if branch:
+            for cand in locate.branch_candidates(branch):
+                sha = g.rev_parse(cand)
+                if sha:
+                    return cand, sha
+            raise AtlasError(f"{self.rid}: branch {branch!r} not found in the clone",
+                             Location(self.rid))
+        sym = g.symbolic_head()
+        if sym and locate.PULL_REF.match(sym):
+            raise AtlasError(f"{self.rid}: HEAD points to the pull-request ref {sym}; refusing to "
+                             "harvest it", Location(self.rid))
+        sha = g.rev_parse("HEAD")
+        if not sha:
+            raise AtlasError(f"{self.rid}: HEAD does not name a commit", Location(self.rid))
+        return sym or "HEAD", sha
+
+    def _scan(self, g, revs, wants, total):
+        report = None
+        if self.progress:
+            rid, cb = self.rid, self.progress
+            cb(rid, 0, total)
+
+            def report(n):
+                cb(rid, min(n, total), total)
+        terms = [w.scan for w in wants if w.method == "term"]
+        paths = [w.scan for w in wants if w.method == "path"]
+        scan = g.scan(revs, terms, paths, progress=report)
+        if self.progress:
+            self.progress(self.rid, total, total)
+        return scan
+
+    def _introductions(self, g, hits):
+        """For hits at a mainline merge: the introducing commit on the merged side branch."""
+        by_merge: dict[str, list[tuple[str, str]]] = {}
+        commits = {}
+        for key, c in hits.items():
+            if len(c.parents) > 1:
+                by_merge.setdefault(c.sha, []).append(key)
+                commits[c.sha] = c
+        out = {}
+        for sha, keys in by_merge.items():
+            c = commits[sha]
+            revs = [*c.parents[1:], "^" + c.parents[0]]
+            terms = [k[1] for k in keys if k[0] == "term"]
+            paths = [k[1] for k in keys if k[0] == "path"]
+            side = g.scan(revs, terms, paths, first_parent=False)
+            for k in keys:
+                found = (side.terms if k[0] == "term" else side.paths).get(k[1])
+                if found is not None:
+                    out[k] = found
+        return out
+
+    def _sighting(self, cid, w, c, side, shallow, head, now) -> Sighting:
+        notes = []
+        root = not c.parents
+        precision = "on-or-before" if (shallow or root) else "exact"
+        if shallow:
+            notes.append("shallow clone: the history before its first commit is missing")
+        elif root:
+            notes.append("present in the root commit: it may be older than the repository "
+                         "(an import of earlier history)")
+        if len(c.parents) > 1:
+            if side is not None:
+                notes.append(f"merged at {c.sha[:12]}; introduced on the side branch by "
+                             f"{side.sha[:12]}")
+            else:
+                notes.append(f"first visible at the merge {c.sha[:12]} itself (no side-branch "
+                             "commit adds it)")
+        if utc_date(c.committer_date) > self.cutoff:
+            notes.append("committer date after the cut-off (clock skew): the commit is an "
+                         "ancestor of the cut-off head")
+        intro = side or c
+        return Sighting(concept=cid, repo=self.rid, method=w.method, value=w.value, found=True,
+                        sha=c.sha, committer_date=c.committer_date, author_date=c.author_date,
+                        mainline=c.sha, introduced=intro.sha,
+                        introduced_date=intro.committer_date, precision=precision, head=head,
+                        cutoff=self.cutoff, harvested_at=now, note="; ".join(notes))
+
+    # -- incremental bookkeeping ---------------------------------------------------------
+
+    def _previous(self, w: _Want) -> Sighting | None:
+        """The sighting of the last harvest for this probe, when all its concepts have one."""
+        old = self.old
+        if old is None:
+            return None
+        prev = None
+        for cid, _p in w.concepts:
+            s = self.old_s_by.get((self.rid, cid, w.method, w.value))
+            if s is None or s.head != old.head or s.cutoff != old.cutoff:
+                return None
+            prev = prev or s
+        return prev
+
+    def _up_to_date(self, ref, head, shallow) -> bool:
+        old = self.old
+        if old is None or old.head != head or old.branch != ref or old.cutoff != self.cutoff \
+                or old.shallow != shallow:
+            return False
+        return all(self._previous(w) is not None for w in self.wants.values())
+
+    def _keep(self, old: RepoHarvest):
+        self.row.status = "up-to-date"
+        self.row.head, self.row.commits = old.head, old.commits
+        for w in self.wants.values():
+            for cid, p in w.concepts:
+                s = self.old_s_by[(self.rid, cid, w.method, w.value)]
+                if s.found:
+                    self.row.found += 1
+                else:
+                    self.row.not_found += 1
+                    self.problem("probe-not-found", f"{self.rid}: {w.method} {w.value!r} (concept "
+                                 f"{cid}) not found on {old.branch} before the cut-off "
+                                 f"{self.cutoff} ({old.commits} mainline commits)", p.loc,
+                                 hint="check the term's spelling, the branch, or the cut-off")
+        if old.skipped_paths:
+            self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) skipped "
+                                     "(blobs missing from the clone)")
+        return None, []
+
+
+def _copy(rec, **changes):
+    return type(rec)(**({n: getattr(rec, n) for n in rec._fields} | changes))
+
+
+def _code(exc: AtlasError) -> str:
+    m = exc.message
+    for needle, code in (("no local clone", "no-clone"), ("shallow", "shallow-clone"),
+                         ("branch", "missing-branch"), ("pull-request", "pull-request-ref"),
+                         ("corrupt", "corrupt-repository"), ("clone", "clone-failed")):
+        if needle in m:
+            return code
+    return "harvest-failed"

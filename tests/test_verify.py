@@ -1,0 +1,62 @@
+"""atlas.harvest.verify: evidence pins checked against real clones."""
+from __future__ import annotations
+
+from atlas.errors import Location
+from atlas.harvest import verify
+from atlas.model import Atlas, Claim, Evidence, Pin, Repository, Text
+
+from test_harvest import Repo, d
+
+
+def _atlas(pins, branch=""):
+    evidence = []
+    for i, (pin, symbol) in enumerate(pins):
+        evidence.append(Evidence(pin=Pin.parse(pin), symbol=symbol,
+                                 loc=Location("data/claims/c.yaml", 10 + i, 7)))
+    claim = Claim(id="c", statement=Text("s", "s"), status="confirmed", evidence=evidence)
+    return Atlas(claims=[claim], repositories=[Repository(id="o/r", branch=branch)])
+
+
+def _setup(tmp_path):
+    r = Repo(tmp_path / "repos")
+    c1 = r.commit({"src/a.c": "line one\nint hccs_link(void);\nline three\n"}, d(1))
+    return r, c1
+
+
+def test_verify_statuses(tmp_path):
+    r, c1 = _setup(tmp_path)
+    pins = [
+        (f"o/r@{c1}:src/a.c#L2", "hccs_link"),  # ok
+        (f"o/r@{'0' * 40}:src/a.c#L2", ""),  # a commit the clone does not have
+        (f"o/r@{c1[:12]}:src/a.c#L2", ""),  # short sha
+        (f"o/r@{c1}:src/missing.c#L1", ""),  # missing path
+        (f"o/r@{c1}:src/a.c#L2-L9", ""),  # out of range
+        (f"o/r@{c1}:src/a.c#L1-L2", "udma"),  # symbol not in lines
+        (f"o/r@{c1}:src#L1", ""),  # a folder
+    ]
+    report = verify(_atlas(pins), repos_root=tmp_path / "repos")
+    by = {r.location: r for r in report.rows}
+    status = [by[f"data/claims/c.yaml:{10 + i}:7"].status for i in range(len(pins))]
+    assert status == ["ok", "unchecked", "broken", "broken", "broken", "broken", "broken"]
+    assert "not in the clone" in by["data/claims/c.yaml:11:7"].reason
+    assert "out of range" in by["data/claims/c.yaml:14:7"].reason
+    assert "udma" in by["data/claims/c.yaml:15:7"].reason
+    assert report.exit_code == 1
+    assert report.to_plain()["counts"] == {"ok": 1, "broken": 5, "stale": 0, "unchecked": 1}
+
+
+def test_good_pin_passes_and_stale_when_head_changed(tmp_path):
+    r, c1 = _setup(tmp_path)
+    report = verify(_atlas([(f"o/r@{c1}:src/a.c#L2", "hccs_link")]), repos_root=tmp_path / "repos")
+    assert [x.status for x in report.rows] == ["ok"] and report.exit_code == 0
+    r.commit({"src/a.c": "line one\nint hccs_link2(void);\nline three\n"}, d(2))
+    report = verify(_atlas([(f"o/r@{c1}:src/a.c#L2", "hccs_link"), (f"o/r@{c1}:src/a.c#L3", "")]),
+                    repos_root=tmp_path / "repos")
+    assert [x.status for x in report.rows] == ["stale", "ok"] and report.exit_code == 0
+
+
+def test_unchecked_when_no_clone(tmp_path):
+    (tmp_path / "repos").mkdir()
+    report = verify(_atlas([(f"o/r@{'a' * 40}:x.c#L1", "")]), repos_root=tmp_path / "repos")
+    assert [x.status for x in report.rows] == ["unchecked"]
+    assert report.count("ok") == 0 and "no local clone" in report.rows[0].reason
