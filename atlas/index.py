@@ -61,22 +61,34 @@ def _content_hash(root: Path, files) -> str:
     return h.hexdigest()
 
 
-def _cache_file(root: Path) -> Path:
+def _crc(text: str) -> str:
     import zlib
 
-    key = f"{zlib.crc32(str(root).encode()):08x}"
-    return cache_dir() / f"index-{key}.marshal"
+    return f"{zlib.crc32(text.encode()):08x}"
+
+
+def _head_file(root: Path) -> Path:
+    """Small per-data-directory file: code stamp, file stats and the content hash."""
+    return cache_dir() / f"index-{_crc(str(root))}.head"
+
+
+def body_key(digest: str, code) -> str:
+    """Key of every cache derived from one content hash and one version of the code."""
+    return f"{digest[:24]}-{_crc(repr(code))}"
+
+
+def _body_file(key: str) -> Path:
+    return cache_dir() / f"atlas-{key}.marshal"
 
 
 def _read_cache(path: Path):
     try:
-        with open(path, "rb") as fh:
-            return marshal.load(fh)
+        return marshal.loads(path.read_bytes())  # loads(bytes) is much faster than load(file)
     except (OSError, EOFError, ValueError, TypeError):
         return None
 
 
-def _write_cache(path: Path, payload: dict) -> None:
+def _write_cache(path: Path, payload) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -93,41 +105,47 @@ def load_atlas(data_dir=None, *, use_cache: bool = True) -> Atlas:
 
 
 def load_keyed(data_dir=None, *, use_cache: bool = True, lazy: bool = False):
-    """The atlas and the content hash of its data (a key for derived caches such as the RDF).
+    """The atlas and the key of its data (content hash + code stamp) for derived caches.
 
     With lazy=True the atlas comes back as a function that builds it, so a caller that only
-    needs the key (a warm SPARQL query) never reconstructs the records."""
+    needs the key (a warm SPARQL query, a card lookup) never reconstructs the records."""
     root = resolve_data_dir(data_dir).resolve()
     if not root.is_dir():
         raise AtlasError("data directory does not exist", Location(str(root)),
                          "pass --data DIR or set ATLAS_DATA")
     files = _scan(root)
     code = _code_stamp()
-    cache = _cache_file(root)
-    cached = _read_cache(cache) if use_cache else None
-    if cached and cached.get("code") == code and cached.get("root") == str(root):
-        fresh = cached.get("files") == files
-        if not fresh:
-            digest = _content_hash(root, files)
-            fresh = cached.get("hash") == digest
-            if fresh:
-                cached["files"] = files
-                _write_cache(cache, cached)
-        if fresh:
-            plain = cached["atlas"]
-            if lazy:
-                return (lambda: Atlas.from_plain(plain)), cached["hash"]
-            return Atlas.from_plain(plain), cached["hash"]
-    else:
-        digest = None
+    head_file = _head_file(root)
+    head = _read_cache(head_file) if use_cache else None
+    digest = None
+    if isinstance(head, dict) and head.get("code") == code and head.get("root") == str(root):
+        if head.get("files") == files:
+            digest = head["hash"]
+        else:
+            fresh = _content_hash(root, files)
+            if fresh == head.get("hash"):
+                digest = fresh
+                _write_cache(head_file, dict(head, files=files))
+    if digest is not None:
+        key = body_key(digest, code)
+        body = _body_file(key)
+        if body.is_file():
+            def materialise():
+                plain = _read_cache(body)
+                if plain is None:  # vanished or damaged meanwhile: rebuild
+                    return _build(root)
+                return Atlas.from_plain(plain)
+
+            return (materialise if lazy else materialise()), key
     atlas = _build(root)
     digest = digest or _content_hash(root, files)
+    key = body_key(digest, code)
     if use_cache:
-        _write_cache(cache, {"code": code, "root": str(root), "files": files, "hash": digest,
-                             "atlas": atlas.to_plain()})
+        _write_cache(_body_file(key), atlas.to_plain())
+        _write_cache(head_file, {"code": code, "root": str(root), "files": files, "hash": digest})
     if lazy:
-        return (lambda: atlas), digest
-    return atlas, digest
+        return (lambda: atlas), key
+    return atlas, key
 
 
 def _build(root: Path) -> Atlas:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .errors import AtlasError, Location
 from .model import (
     CLAIM_STATUSES, KINDS, LIFECYCLES, QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept,
-    Evidence, Relation, Text, canonical_relation,
+    Evidence, Relation, Text, canonical_relation, utc_day,
 )
 from .text import norm, squash, suggest
 
@@ -39,23 +39,30 @@ def _candidates(atlas: Atlas) -> dict[str, str]:
     return {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
 
 
-def find(atlas: Atlas, term: str) -> Concept | None:
-    """Id, English or Chinese name or alias (case/width-insensitive), or a unique prefix."""
+def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
+    """Id, English or Chinese name or alias (case/width-insensitive), or a unique prefix.
+
+    Works on the atlas's indexes or on their plain copies in the card store."""
     term = term.strip()
-    if term in atlas.concept_by_id:
-        return atlas.concept_by_id[term]
-    for index, fold in ((atlas.name_index, norm), (atlas.loose_index, squash)):
+    if term in ids:
+        return term
+    for index, fold in ((name_index, norm), (loose_index, squash)):
         hits = index.get(fold(term))
         if hits and len(hits) == 1:
-            return atlas.concept_by_id[next(iter(hits))]
-    for index, fold in ((atlas.name_index, norm), (atlas.loose_index, squash)):
+            return next(iter(hits))
+    for index, fold in ((name_index, norm), (loose_index, squash)):
         key = fold(term)
         if not key:
             continue
-        owners = {cid for name, ids in index.items() if name.startswith(key) for cid in ids}
+        owners = {cid for name, found in index.items() if name.startswith(key) for cid in found}
         if len(owners) == 1:
-            return atlas.concept_by_id[owners.pop()]
+            return owners.pop()
     return None
+
+
+def find(atlas: Atlas, term: str) -> Concept | None:
+    ident = find_id(atlas.concept_by_id, atlas.name_index, atlas.loose_index, term)
+    return atlas.concept_by_id[ident] if ident else None
 
 
 def suggestions(atlas: Atlas, term: str, limit: int = 8) -> list[dict]:
@@ -141,8 +148,20 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> dict:
         "defined_at": str(c.loc) if c.loc else "",
     }
     if as_of:
-        out["as_of"] = {"date": as_of, "visible": atlas.visible_on(c.id, as_of)}
+        mark_as_of(out, as_of)
     return out
+
+
+def mark_as_of(card_: dict, as_of: str) -> dict:
+    """Add `as_of {date, visible}` to a card: visible is None when nothing dates the concept."""
+    first = card_.get("first_visible")
+    visible = None if not first else utc_day(first["date"]) <= as_of
+    card_["as_of"] = {"date": as_of, "visible": visible}
+    return card_
+
+
+def questions_names(atlas: Atlas) -> dict:
+    return {q.id: {"en": q.names.en, "zh": q.names.zh} for q in atlas.questions}
 
 
 # ---------------------------------------------------------------------------------------------

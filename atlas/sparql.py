@@ -65,7 +65,7 @@ def nt_cache(load, key: str, data_dir: Path) -> Path:
         except OSError:
             stamp.append("-")
     code = zlib.crc32("|".join(stamp).encode())
-    path = cache_dir() / f"graph-{key[:20]}-{code:08x}.nt"
+    path = cache_dir() / f"graph-{key}-{code:08x}.nt"
     if not path.is_file():
         from .rdf import build_graph, serialize
 

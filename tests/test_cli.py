@@ -90,3 +90,28 @@ def test_installed_console_script(mini, tmp_path):
     proc = subprocess.run([exe, "query", "甲卡"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Board A" in proc.stdout
+
+
+def test_fast_launcher_prints_what_the_click_cli_prints(mini, monkeypatch):
+    """`atlas query TERM` skips click (start-up); its output must equal the full CLI's."""
+    monkeypatch.setenv("COLUMNS", "100")
+    env = dict(os.environ, COLUMNS="100", ATLAS_DATA=str(mini))
+    for args in (["query", "ｂｘ"], ["query", "测试总线", "--lang", "zh"], ["query", "bus-x", "--format", "json"],
+                 ["query", "Unified", "test", "--lang", "all"], ["query", "lib-s", "--data", str(mini)]):
+        fast = subprocess.run([sys.executable, "-m", "atlas", *args], capture_output=True, text=True, env=env)
+        slow = CliRunner().invoke(cli, args, env={"ATLAS_DATA": str(mini), "COLUMNS": "100"},
+                                  catch_exceptions=False)
+        assert fast.returncode == 0 == slow.exit_code, (args, fast.stderr)
+        assert fast.stdout == slow.output, args
+
+
+def test_fast_launcher_falls_back_for_misses_and_options(mini):
+    env = dict(os.environ, ATLAS_DATA=str(mini))
+    miss = subprocess.run([sys.executable, "-m", "atlas", "query", "bux-x"], capture_output=True, text=True, env=env)
+    assert miss.returncode == 1 and "did you mean" in miss.stderr and "bus-x" in miss.stderr
+    table = subprocess.run([sys.executable, "-m", "atlas", "query", "kind:library"], capture_output=True,
+                           text=True, env=env)
+    assert table.returncode == 0 and "3 concept(s)" in table.stdout
+    bad = subprocess.run([sys.executable, "-m", "atlas", "query", "bus-x", "--lang", "fr"], capture_output=True,
+                         text=True, env=env)
+    assert bad.returncode == 2 and "Invalid value" in bad.stderr

@@ -44,3 +44,11 @@ def test_query_path_has_no_heavy_top_level_imports():
                 "model.py", "index.py", "text.py", "errors.py", "paths.py"):
         heavy = set(imports(PKG / rel, top_level_only=True)) & (EAGER_HEAVY | {"yaml"})
         assert not heavy, f"atlas/{rel} imports {heavy} at start-up"
+
+
+def test_fast_launcher_never_imports_click():
+    """The console script answers `atlas query TERM` without click: keep it (and what it uses) free of it."""
+    for rel in ("launch.py", "cards.py", "output.py", "index.py", "queries.py", "render.py", "model.py"):
+        found = set(imports(PKG / rel)) & {"click", "yaml"} | (
+            set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
+        assert not found, f"atlas/{rel} imports {found}"

@@ -1,11 +1,11 @@
 """Options and output helpers shared by every command."""
 from __future__ import annotations
 
-import functools
-import json
 import sys
 
 import click
+
+from ..output import format_result, to_json
 
 FORMATS = ("text", "json")
 
@@ -33,17 +33,14 @@ def get_atlas(data_dir):
 
 
 def emit_json(obj) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True))
+    click.echo(to_json(obj))
 
 
 def emit(fmt: str, obj, render) -> None:
     """Print `obj` as JSON, or `render(obj)` (a str) as text."""
-    if fmt == "json":
-        emit_json(obj)
-    else:
-        out = render(obj)
-        if out:
-            click.echo(out)
+    out = format_result(fmt, obj, render)
+    if out:
+        click.echo(out)
 
 
 def fail(code: int = 1):

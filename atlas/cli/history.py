@@ -101,7 +101,8 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
     try:
         report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
                      repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
-                     allow_shallow=allow_shallow, progress=bars)
+                     allow_shallow=allow_shallow, progress=bars,
+                     state=(atlas.harvests, atlas.sightings))
     finally:
         if bars:
             bars.close()

@@ -29,10 +29,6 @@ AS_OF = click.option("--as-of", callback=_date, default=None, metavar="DATE",
                           "without any sighting are marked 'undated'.")
 
 
-def _questions(atlas) -> dict:
-    return {q.id: {"en": q.names.en, "zh": q.names.zh} for q in atlas.questions}
-
-
 def _resolve_or_exit(atlas, term, fmt, lang):
     try:
         return queries.resolve(atlas, term)
@@ -83,9 +79,9 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
         return
     if not terms:
         raise click.UsageError("give a TERM, FILTERs or --sparql (see atlas query --help)")
-    atlas = get_atlas(data_dir)
     args = list(terms)
     if search or queries.is_filter_query(args):
+        atlas = get_atlas(data_dir)
         filters, text = queries.parse_filters(args)
         rows = queries.search(atlas, filters, text, as_of)
         emit(fmt, rows, lambda r: render.rows_table(r, lang))
@@ -93,8 +89,13 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
             sys.exit(1)
         return
     term = " ".join(args)
-    c = _resolve_or_exit(atlas, term, fmt, lang)
-    emit(fmt, queries.card(atlas, c, as_of), lambda d: render.card(d, _questions(atlas), lang))
+    from ..cards import open_store
+
+    store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
+    ident = store.find(term)
+    if ident is None:  # let the full atlas resolve it, or exit with ranked suggestions
+        ident = _resolve_or_exit(store.atlas(), term, fmt, lang).id
+    emit(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
 
 
 @click.command()

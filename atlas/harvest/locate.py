@@ -134,6 +134,7 @@ class RefReader:
     def __init__(self, clone: Clone):
         self.clone = clone
         self._packed: dict[str, str] | None = None
+        self._packed_raw: bytes | None = None
 
     @property
     def supported(self) -> bool:
@@ -154,6 +155,28 @@ class RefReader:
                     self._packed[name.decode("utf-8", "replace")] = sha.decode()
         return self._packed
 
+    def packed_one(self, name: str) -> str | None:
+        """One packed ref by a byte search (a snapshot's packed-refs can hold 25,000 refs)."""
+        if self._packed is not None:
+            return self._packed.get(name)
+        if self._packed_raw is None:
+            try:
+                self._packed_raw = b"\n" + (self.clone.commondir / "packed-refs").read_bytes()
+            except OSError:
+                self._packed_raw = b""
+        raw = self._packed_raw
+        needle = b" " + name.encode("utf-8") + b"\n"
+        at = raw.find(needle)
+        if at < 0 and raw.endswith(needle[:-1]):
+            at = len(raw) - len(needle) + 1
+        while at >= 0:
+            start = raw.rfind(b"\n", 0, at) + 1
+            sha = raw[start:at]
+            if _SHA.match(sha):
+                return sha.decode()
+            at = raw.find(needle, at + 1)
+        return None
+
     def _loose(self, name: str) -> bytes | None:
         base = self.clone.gitdir if name == "HEAD" else self.clone.commondir
         try:
@@ -173,7 +196,7 @@ class RefReader:
                 return name, raw.decode()
             raise AtlasError(f"ref {name} holds neither a sha nor a symbolic ref (corrupt?)",
                              self.clone.location)
-        sha = self.packed().get(name)
+        sha = self.packed_one(name)
         if sha:
             return name, sha
         if name != "HEAD" and not name.startswith("refs/"):

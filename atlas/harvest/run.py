@@ -114,10 +114,11 @@ class _Want(Record):
 
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
-            progress=None) -> RefreshReport:
+            progress=None, state=None) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
-    or an unreadable timeline."""
+    or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
+    timeline (the compiled index has them), which spares re-reading the YAML."""
     day = parse_cutoff(cutoff)
     cutoff = day.isoformat()
     data_dir = Path(data_dir)
@@ -144,7 +145,7 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
                 continue
             groups.setdefault(p.repo, []).append((c.id, p))
 
-    old_h, old_s = read_state(tpath)
+    old_h, old_s = state if state is not None else read_state(tpath)
     old_h_by = {h.repo: h for h in old_h}
     old_s_by = {sighting_key(s): s for s in old_s}
     mapping = locate.local_map(root) if root.is_dir() else {}

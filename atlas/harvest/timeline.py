@@ -10,7 +10,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import yaml
 
 from ..errors import AtlasError, Location
 from ..model import DEFAULT_CUTOFF, RepoHarvest, Sighting
@@ -20,7 +19,13 @@ FILENAME = "timeline.yaml"
 
 _H_FIELDS = [name for name in RepoHarvest._fields if name != "loc"]
 _S_FIELDS = [name for name in Sighting._fields if name != "loc"]
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the safe loader, C-accelerated if built
+
+
+def _yaml():
+    """PyYAML, imported on first use (a no-op refresh never needs it) and its safe loader."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def sighting_key(s: Sighting) -> tuple[str, str, str, str]:
@@ -37,6 +42,7 @@ def dump(cutoff: str, harvests: list[RepoHarvest], sightings: list[Sighting]) ->
         "repositories": [_record(h, _H_FIELDS) for h in sorted(harvests, key=lambda h: h.repo)],
         "sightings": [_record(s, _S_FIELDS) for s in sorted(sightings, key=sighting_key)],
     }
+    yaml, _ = _yaml()
     return HEADER + yaml.safe_dump(doc, allow_unicode=True, sort_keys=True, width=1 << 20,
                                    default_flow_style=False)
 
@@ -71,6 +77,7 @@ def read_state(path: str | os.PathLike) -> tuple[list[RepoHarvest], list[Sightin
         return [], []
     except (OSError, UnicodeDecodeError) as exc:
         raise AtlasError(f"cannot read the timeline: {exc}", Location(str(path))) from None
+    yaml, _Loader = _yaml()
     try:
         doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader (C or Python)
     except yaml.YAMLError as exc:
@@ -92,6 +99,7 @@ def read_state(path: str | os.PathLike) -> tuple[list[RepoHarvest], list[Sightin
 
 def read_cutoff(path: str | os.PathLike) -> str:
     try:
+        yaml, _Loader = _yaml()
         doc = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_Loader)
     except (OSError, yaml.YAMLError):
         return DEFAULT_CUTOFF
