@@ -3,14 +3,9 @@ over a SPARQL 1.1 endpoint; plus loading the atlas into a server through the Gra
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
 from .errors import AtlasError, Location
@@ -128,7 +123,10 @@ def _term(t) -> dict:
     return out
 
 
-def _http(req: urllib.request.Request, timeout: float):
+def _http(req, timeout: float):
+    import urllib.error
+    import urllib.request
+
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return resp.status, resp.read()
@@ -143,11 +141,15 @@ def _http(req: urllib.request.Request, timeout: float):
 
 
 def _check_url(url: str) -> None:
+    import urllib.parse
+
     if urllib.parse.urlparse(url).scheme not in ("http", "https"):
         raise AtlasError(f"not an http(s) URL: {url!r}", Location("--endpoint"))
 
 
 def run_endpoint(query: str, url: str, timeout: float = TIMEOUT, where: str = "query") -> dict:
+    import urllib.request
+
     _check_url(url)
     guard(query, where)
     full, _ = with_prefixes(query)
@@ -170,6 +172,9 @@ def run_endpoint(query: str, url: str, timeout: float = TIMEOUT, where: str = "q
 
 def load_endpoint(nt_text: str, url: str, graph: str | None = None, timeout: float = TIMEOUT) -> int:
     """PUT the atlas into a Graph Store Protocol endpoint (replacing that graph); return the status."""
+    import urllib.parse
+    import urllib.request
+
     _check_url(url)
     sep = "&" if "?" in url else "?"
     target = url + sep + ("graph=" + urllib.parse.quote(graph, safe="") if graph else "default")
@@ -190,6 +195,9 @@ def render(result: dict, fmt: str) -> str:
                           ensure_ascii=False, indent=2, sort_keys=True)
     cells = [[_show(r.get(n)) for n in names] for r in rows]
     if fmt == "csv":
+        import csv
+        import io
+
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(names)
