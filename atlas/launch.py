@@ -1,7 +1,8 @@
-"""The `atlas` console script. It answers the commonest command - `atlas query TERM` for a term
-that names a concept - straight from the card store, without importing click (which alone costs
-about twice Python's start-up); everything else, including every error and every other option,
-goes to the click CLI in atlas.cli, which prints exactly the same card for the same arguments.
+"""The `atlas` console script. Two hot paths are answered without importing click (which alone
+costs about twice Python's start-up): `atlas query TERM` for a term that names a concept, straight
+from the card store, and `atlas refresh` when nothing changed since its last no-op run (the stamp).
+Everything else - every other option, every miss, every error - goes to the click CLI in atlas.cli,
+which prints exactly the same output for the same arguments.
 """
 from __future__ import annotations
 
@@ -37,7 +38,55 @@ def _simple_query(argv: list[str]):
     return " ".join(words), opts["--lang"], opts["--format"], opts["--data"]
 
 
+def _options(argv: list[str], allowed: dict) -> dict | None:
+    """`--opt value` pairs only, each in `allowed` (name -> choices or None); else None."""
+    opts = {}
+    if len(argv) % 2:
+        return None
+    for name, value in zip(argv[::2], argv[1::2]):
+        if name not in allowed or (allowed[name] and value not in allowed[name]) or value.startswith("-"):
+            return None
+        opts[name] = value
+    return opts
+
+
+def _fast_refresh(argv: list[str]) -> bool:
+    """`atlas refresh [--data D] [--repos R] [--format F]` when nothing changed since the last no-op."""
+    opts = _options(argv[1:], {"--data": None, "--repos": None, "--format": ("text", "json")})
+    if opts is None:
+        return False
+    from .errors import AtlasError
+    from .harvest import stamp
+    from .index import load_keyed
+    from .paths import data_dir as resolve_data_dir, repos_root
+
+    try:
+        d = resolve_data_dir(opts.get("--data"))
+        _load, key = load_keyed(d, lazy=True)
+        report = stamp.check(d, key, repos_root(opts.get("--repos"), d), None)
+    except AtlasError:
+        return False
+    if report is None:
+        return False
+    from . import render
+    from .output import format_result
+
+    _write(format_result(opts.get("--format", "text"), report.to_plain(),
+                         lambda _o: render.refresh_table(report)))
+    return True
+
+
+def _write(out: str) -> None:
+    try:
+        sys.stdout.write(out + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os._exit(1)
+
+
 def _fast(argv: list[str]) -> bool:
+    if argv[:1] == ["refresh"]:
+        return _fast_refresh(argv)
     simple = _simple_query(argv)
     if simple is None:
         return False
@@ -56,11 +105,7 @@ def _fast(argv: list[str]) -> bool:
         out = format_result(fmt, store.card(ident), lambda d: render.card(d, store.questions, lang))
     except AtlasError:
         return False  # the full CLI reports it, with locations
-    try:
-        sys.stdout.write(out + "\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os._exit(1)
+    _write(out)
     return True
 
 

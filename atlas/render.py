@@ -48,6 +48,15 @@ def wrap(s: str, w: int) -> list[str]:
     return lines or [""]
 
 
+def hang(text: str, w: int, first: str, rest: str) -> list[str]:
+    """Wrap text to w columns: the first line behind `first`, the others behind `rest`."""
+    head, tail = _cut(text, max(10, w - width(first)))
+    out = [(first + head).rstrip()]
+    if tail:
+        out.extend(rest + x for x in wrap(tail, max(10, w - width(rest))))
+    return out
+
+
 def pad(s: str, w: int) -> str:
     return s + " " * max(0, w - width(s))
 
@@ -118,11 +127,12 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
         lines.append(_section("Relations"))
         for g in c["relations"]:
             ids = ", ".join(x["id"] for x in g["concepts"])
-            lines.extend(wrap(f"  {g['relation']}: {ids}", width_))
+            lines.extend(hang(ids, width_, f"  {g['relation']}: ", "      "))
     if c["claims"]:
         lines.append(_section("Claims"))
         for cl in c["claims"]:
-            lines.extend(wrap(f"  [{cl['status']}] {cl['id']}: {pick(cl['statement'], lang)}", width_))
+            lines.extend(hang(pick(cl["statement"], lang), width_, f"  [{cl['status']}] {cl['id']}: ",
+                              "      "))
     if c["flows"]:
         lines.append(_section("Flows: " + ", ".join(f["id"] for f in c["flows"])))
     lines.append(_section("Evidence"))
@@ -260,3 +270,30 @@ def claims(rows: list[dict], lang: str = "en") -> str:
         for e in cl["evidence"]:
             out.append(f"    - {e['source']} ({e['confidence']})")
     return "\n".join(out)
+
+
+def _rtable(headers, rows) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+    out = []
+    for i, r in enumerate([headers, *rows]):
+        out.append("  ".join(str(x).ljust(w) if j == 0 else str(x).rjust(w)
+                             for j, (x, w) in enumerate(zip(r, widths))).rstrip())
+        if i == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def refresh_table(report) -> str:
+    """The summary of `atlas refresh`: a row per repository, its messages, where the timeline is."""
+    rows = [(r.repo, r.probes, r.found, r.not_found, r.errors, f"{r.seconds:.2f}", r.status)
+            for r in report.rows]
+    if not rows:
+        return "no probes to harvest"
+    text = _rtable(("repository", "probes", "found", "not found before cut-off", "errors",
+                   "seconds", "status"), rows)
+    msgs = [m for r in report.rows for m in r.messages]
+    if msgs:
+        text += "\n\n" + "\n".join(f"- {m}" for m in msgs)
+    where = report.timeline if report.written else f"{report.timeline} unchanged"
+    text += f"\n\ncut-off {report.cutoff}; {where}"
+    return text

@@ -115,3 +115,35 @@ def test_fast_launcher_falls_back_for_misses_and_options(mini):
     bad = subprocess.run([sys.executable, "-m", "atlas", "query", "bus-x", "--lang", "fr"], capture_output=True,
                          text=True, env=env)
     assert bad.returncode == 2 and "Invalid value" in bad.stderr
+
+
+def test_refresh_no_op_answers_from_the_stamp_until_something_changes(mini, tmp_path, monkeypatch):
+    from test_harvest import Repo, d
+    import atlas.harvest.run as harvest_run
+
+    root = tmp_path / "repos"
+    hccl = Repo(root, "example/hccl")
+    hccl.commit({"src/collective/a.c": "BUS_X\n"}, d(2))
+    Repo(root, "example/shmem").commit({"e.c": "engine_u_put(x)\n"}, d(3))
+    args = ["refresh", "--data", str(mini), "--repos", str(root), "--format", "json"]
+    first = json.loads(run(*args).output)
+    assert first["written"] and {r["status"] for r in first["repositories"]} == {"scanned"}
+    second = json.loads(run(*args).output)            # a real no-op: writes the stamp
+    assert not second["written"] and {r["status"] for r in second["repositories"]} == {"up-to-date"}
+
+    def boom(*a, **k):
+        raise AssertionError("the full refresh ran although nothing changed")
+
+    monkeypatch.setattr(harvest_run, "refresh", boom)
+    third = json.loads(run(*args).output)             # answered from the stamp
+    assert third["repositories"] == second["repositories"]
+    monkeypatch.undo()
+    for fmt in ("json", "text"):                      # the click-free launcher prints the same
+        a = [*args[:-1], fmt]
+        fast = subprocess.run([sys.executable, "-m", "atlas", *a], capture_output=True, text=True,
+                              env=dict(os.environ))
+        assert fast.returncode == 0 and fast.stdout == run(*a).output
+    hccl.commit({"b.c": "more\n"}, d(4))              # a new commit invalidates the stamp
+    fourth = json.loads(run(*args).output)
+    statuses = {r["repo"]: r["status"] for r in fourth["repositories"]}
+    assert statuses["example/hccl"] == "incremental"

@@ -1,4 +1,4 @@
-"""atlas.harvest.verify: evidence pins checked against real clones."""
+"""atlas.harvest.verify (module pincheck): evidence pins checked against real clones."""
 from __future__ import annotations
 
 from atlas.errors import Location

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 import click
 
+from .. import render
 from ..errors import AtlasError, Location
 from .common import common_options, emit, fail, get_atlas
 
@@ -43,32 +44,6 @@ class _Bars:
             self.bar = None
 
 
-def _table(headers, rows) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
-    out = []
-    for i, r in enumerate([headers, *rows]):
-        out.append("  ".join(str(x).ljust(w) if j == 0 else str(x).rjust(w)
-                             for j, (x, w) in enumerate(zip(r, widths))).rstrip())
-        if i == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
-
-
-def _render_refresh(report) -> str:
-    rows = [(r.repo, r.probes, r.found, r.not_found, r.errors, f"{r.seconds:.2f}", r.status)
-            for r in report.rows]
-    if not rows:
-        return "no probes to harvest"
-    text = _table(("repository", "probes", "found", "not found before cut-off", "errors",
-                   "seconds", "status"), rows)
-    msgs = [m for r in report.rows for m in r.messages]
-    if msgs:
-        text += "\n\n" + "\n".join(f"- {m}" for m in msgs)
-    where = report.timeline if report.written else f"{report.timeline} unchanged"
-    text += f"\n\ncut-off {report.cutoff}; {where}"
-    return text
-
-
 @click.command()
 @click.option("--cutoff", metavar="DATE", default=None,
               help="Research cut-off YYYY-MM-DD (end of that day, UTC, on the committer date); "
@@ -93,20 +68,30 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
       atlas refresh
       atlas refresh --repo hicann/hccl --cutoff 2026-06-30
     """
-    from ..harvest import refresh as run
+    from ..harvest import stamp
+    from ..paths import repos_root as default_repos_root
+    from ..index import load_keyed
 
     d = _data(data_dir)
-    atlas = get_atlas(d)
-    bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
-    try:
-        report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
-                     repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
-                     allow_shallow=allow_shallow, progress=bars,
-                     state=(atlas.harvests, atlas.sightings))
-    finally:
-        if bars:
-            bars.close()
-    emit(fmt, report.to_plain(), lambda _o: _render_refresh(report))
+    load, key = load_keyed(d, lazy=True)
+    root = default_repos_root(repos_dir, d)
+    args = (key, root, cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
+    report = None if clone else stamp.check(d, *args)  # nothing changed since the last no-op?
+    if report is None:
+        from ..harvest import refresh as run
+
+        atlas = load()
+        bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
+        try:
+            report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
+                         repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
+                         allow_shallow=allow_shallow, progress=bars,
+                         state=(atlas.harvests, atlas.sightings))
+        finally:
+            if bars:
+                bars.close()
+        stamp.remember(d, *args, atlas, report)
+    emit(fmt, report.to_plain(), lambda _o: render.refresh_table(report))
     if report.exit_code:
         fail(report.exit_code)
 

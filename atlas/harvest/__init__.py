@@ -6,9 +6,15 @@ from its ref files); the scanner (`gitscan`) is imported when git has to run.
 """
 from __future__ import annotations
 
-from .run import RefreshReport, RepoRow, refresh
-from .timeline import read_state, write_state
-from .verify import PinRow, VerifyReport, verify
+import importlib
 
-__all__ = ["refresh", "RefreshReport", "RepoRow", "verify", "VerifyReport", "PinRow",
-           "read_state", "write_state"]
+_EXPORTS = {"refresh": "run", "RefreshReport": "report", "RepoRow": "report", "verify": "pincheck",
+            "VerifyReport": "pincheck", "PinRow": "pincheck", "read_state": "timeline",
+            "write_state": "timeline"}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):  # imported on first use: `atlas refresh`'s no-op path needs none of them
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(name)
