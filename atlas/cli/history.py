@@ -181,7 +181,13 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
 def verify(repos_dir, data_dir, fmt):
     """Check every evidence pin against the local clones: broken and stale pins with their YAML
     file:line, and pins that could not be checked (never counted as passed). Exit 1 if any
-    pin is broken."""
+    pin is broken.
+
+    \b
+    Examples:
+      atlas verify
+      ATLAS_REPOS=/path/to/clones atlas verify --format json
+    """
     from ..harvest import verify as run
     from ..paths import repos_root
 
