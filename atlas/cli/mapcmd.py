@@ -34,5 +34,5 @@ def map_(out_dir, as_of, data_dir):
 
     atlas = get_atlas(data_dir)
     paths = build_site(atlas, out_dir, as_of=as_of)
-    click.echo(f"wrote {len(paths)} page{'s' if len(paths) != 1 else ''} to {out_dir}/ "
+    click.echo(f"wrote {len(paths)} page{'s' if len(paths) != 1 else ''} to {str(out_dir).rstrip('/')}/ "
                f"(open {paths[0]})")
