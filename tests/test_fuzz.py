@@ -63,3 +63,36 @@ def test_random_bytes(raw):
             assert p.location.file and p.code != "check-crashed", str(p)
     finally:
         shutil.rmtree(tmp)
+
+
+# Structured documents: random nesting of the schema's own keys, so the parsers' insides are reached.
+leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(
+    ["bus-x", "lib-c", "link", "move", "uses", "has-part", "example/hccl", "read-in-source",
+     "example/hccl@" + "b" * 40 + ":a.c#L2-L1", "example/hccl@" + "c" * 40 + ":a.c#L3",
+     "https://example.org", "2026-09-01T00:00:00+00:00", "", "直驱", "ＢＸ", "x"]))
+doc = st.recursive(leaf, lambda kids: st.one_of(
+    st.lists(kids, max_size=4), st.dictionaries(st.sampled_from(KEYS + ["from", "to", "steps", "edges",
+                                                                       "claims", "repositories",
+                                                                       "sightings", "found", "sha",
+                                                                       "method", "value", "status",
+                                                                       "about", "statement"]),
+                                                kids, max_size=6)), max_leaves=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(doc, st.sampled_from(["concepts/x/fz.yaml", "claims/fz.yaml", "flows/fz.yaml",
+                             "repositories/fz.yaml", "timeline.yaml"]))
+def test_random_structured_documents(value, where):
+    import yaml
+
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        data = tmp / "data"
+        shutil.copytree(MINI, data)
+        target = data / where
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(yaml.safe_dump(value, allow_unicode=True), encoding="utf-8")
+        for p in check(load_data(data)).problems:
+            assert p.location.file and p.code != "check-crashed", str(p)
+    finally:
+        shutil.rmtree(tmp)
