@@ -1,6 +1,7 @@
-"""The `atlas` console script. Two hot paths are answered without importing click (which alone
+"""The `atlas` console script. Three hot paths are answered without importing click (which alone
 costs about twice Python's start-up): `atlas query TERM` for a term that names a concept, straight
-from the card store, and `atlas refresh` when nothing changed since its last no-op run (the stamp).
+from the card store; `atlas query --sparql Q` over the embedded store; and `atlas refresh` when
+nothing changed since its last no-op run (the stamp).
 Everything else - every other option, every miss, every error - goes to the click CLI in atlas.cli,
 which prints exactly the same output for the same arguments.
 """
@@ -84,9 +85,33 @@ def _write(out: str) -> None:
         os._exit(1)
 
 
+def _fast_sparql(argv: list[str]) -> bool:
+    """`atlas query --sparql Q [--results R] [--format F] [--data D]` over the embedded store."""
+    opts = _options(argv[1:], {"--sparql": None, "--results": ("table", "json", "csv"),
+                               "--format": ("text", "json"), "--data": None})
+    if opts is None or "--sparql" not in opts:
+        return False
+    from . import sparql
+    from .errors import AtlasError
+    from .index import load_keyed
+    from .paths import data_dir as resolve_data_dir
+
+    results = opts.get("--results") or ("json" if opts.get("--format") == "json" else "table")
+    try:
+        load, key = load_keyed(opts.get("--data"), lazy=True)
+        nt = sparql.nt_cache(load, key, resolve_data_dir(opts.get("--data")))
+        out = sparql.render(sparql.run_embedded(opts["--sparql"], nt), results)
+    except AtlasError:
+        return False  # refused or malformed: the full CLI reports it with line and column
+    _write(out)
+    return True
+
+
 def _fast(argv: list[str]) -> bool:
     if argv[:1] == ["refresh"]:
         return _fast_refresh(argv)
+    if argv[:1] == ["query"] and "--sparql" in argv:
+        return _fast_sparql(argv)
     simple = _simple_query(argv)
     if simple is None:
         return False

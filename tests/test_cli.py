@@ -147,3 +147,17 @@ def test_refresh_no_op_answers_from_the_stamp_until_something_changes(mini, tmp_
     fourth = json.loads(run(*args).output)
     statuses = {r["repo"]: r["status"] for r in fourth["repositories"]}
     assert statuses["example/hccl"] == "incremental"
+
+
+def test_fast_launcher_sparql_matches_the_click_cli(mini):
+    env = dict(os.environ, ATLAS_DATA=str(mini), COLUMNS="100")
+    q = "SELECT ?c ?l WHERE { ?c atlas:answersQuestion question:link ; skos:prefLabel ?l } ORDER BY ?c ?l"
+    for extra in ([], ["--results", "csv"], ["--format", "json"]):
+        args = ["query", "--sparql", q, *extra]
+        fast = subprocess.run([sys.executable, "-m", "atlas", *args], capture_output=True, text=True, env=env)
+        slow = CliRunner().invoke(cli, args, env={"ATLAS_DATA": str(mini), "COLUMNS": "100"},
+                                  catch_exceptions=False)
+        assert fast.returncode == 0 == slow.exit_code and fast.stdout == slow.output, extra
+    refused = subprocess.run([sys.executable, "-m", "atlas", "query", "--sparql", "DROP ALL"],
+                             capture_output=True, text=True, env=env)
+    assert refused.returncode == 1 and "read-only" in refused.stderr and "Traceback" not in refused.stderr
