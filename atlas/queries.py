@@ -65,9 +65,18 @@ def find(atlas: Atlas, term: str) -> Concept | None:
     return atlas.concept_by_id[ident] if ident else None
 
 
+def prefix_owners(atlas: Atlas, term: str) -> list[str]:
+    """Concepts having a name or alias that starts with the term (an ambiguous prefix)."""
+    key, loose = norm(term), squash(term)
+    owners = {cid for name, ids in atlas.name_index.items() if key and name.startswith(key) for cid in ids}
+    owners |= {cid for name, ids in atlas.loose_index.items() if loose and name.startswith(loose) for cid in ids}
+    return sorted(owners)
+
+
 def suggestions(atlas: Atlas, term: str, limit: int = 8) -> list[dict]:
-    """Ranked concepts for a term that matched nothing: spelling, prefixes, then full text."""
-    ranked = suggest(term, _candidates(atlas), limit)
+    """Ranked concepts for a term that matched nothing: names it is a prefix of, spelling, then full text."""
+    ranked = prefix_owners(atlas, term)
+    ranked += [cid for cid in suggest(term, _candidates(atlas), limit) if cid not in ranked]
     key = norm(term)
     if key:
         for c in atlas.concepts:
@@ -82,7 +91,10 @@ def resolve(atlas: Atlas, term: str) -> Concept:
         hints = suggestions(atlas, term)
         hint = "did you mean: " + ", ".join(h["id"] for h in hints) if hints else \
             "try `atlas query text:WORD` to search the explanations"
-        err = AtlasError(f'no concept matches "{term}"', Location("query"), hint)
+        several = len(prefix_owners(atlas, term)) > 1
+        message = f'"{term}" is ambiguous: several concepts have names starting with it' if several \
+            else f'no concept matches "{term}"'
+        err = AtlasError(message, Location("query"), hint)
         err.suggestions = hints
         raise err
     return c

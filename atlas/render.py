@@ -169,8 +169,8 @@ def rows_table(rows: list[dict], lang: str = "en") -> str:
     return table(headers, body) + f"\n{len(rows)} concept(s)"
 
 
-def suggestions(term: str, rows: list[dict], lang: str = "en") -> str:
-    lines = [f'no concept matches "{term}"']
+def suggestions(term: str, rows: list[dict], lang: str = "en", message: str = "") -> str:
+    lines = [message or f'no concept matches "{term}"']
     if rows:
         lines.append("did you mean:")
         lines.extend(f"  {r['id']:<32} {r['kind']:<20} {pick(r['name'], lang)}" for r in rows)

@@ -113,3 +113,10 @@ def test_flow_order(mini_atlas):
 def test_claims(mini_atlas):
     assert [c["id"] for c in queries.claims(mini_atlas, mini_atlas.concept("lib-s"))] == ["lib-s-fast"]
     assert [c["id"] for c in queries.claims(mini_atlas, status="confirmed")] == ["not-layers"]
+
+
+def test_ambiguous_prefix_says_so_and_lists_the_owners_first(mini_atlas):
+    with pytest.raises(AtlasError) as info:
+        queries.resolve(mini_atlas, "lib")
+    assert "ambiguous" in info.value.message
+    assert [s["id"] for s in info.value.suggestions][:3] == ["lib-c", "lib-n", "lib-s"]

@@ -37,7 +37,7 @@ def _resolve_or_exit(atlas, term, fmt, lang):
         if fmt == "json":
             emit_json({"error": exc.message, "query": term, "suggestions": rows})
         else:
-            click.echo(render.suggestions(term, rows, lang), err=True)
+            click.echo(render.suggestions(term, rows, lang, exc.message), err=True)
         sys.exit(1)
 
 
