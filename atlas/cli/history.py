@@ -154,13 +154,14 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
                        "value": s.value, "cutoff": s.cutoff} for s in missing],
     }
 
-    def render(_o):
+    def text(_o):
         lines = []
-        for s in found:
-            mark = "<=" if s.precision == "on-or-before" else "  "
-            lines.append(f"{_utc(s.committer_date).date().isoformat()} {mark} {s.repo}  "
-                         f"{s.concept}  {s.sha[:12]}  {s.precision}  ({s.method} {s.value})")
-        if not lines:
+        if found:
+            lines.append(render.table(
+                ["date (UTC)", "repository", "concept", "sha", "precision", "probe"],
+                [[_utc(s.committer_date).date().isoformat(), s.repo, s.concept, s.sha[:12],
+                  s.precision, f"{s.method} {s.value}"] for s in found]))
+        else:
             lines.append("no sightings" + (f" on or before {as_of}" if as_of else ""))
         if hidden:
             lines.append(f"({hidden} sighting(s) after {as_of} hidden)")
@@ -171,7 +172,7 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
                       for s in missing]
         return "\n".join(lines)
 
-    emit(fmt, plain, render)
+    emit(fmt, plain, text)
 
 
 @click.command()
