@@ -140,11 +140,11 @@ def _http(req, timeout: float):
                          "is the SPARQL server running, and is the URL its query endpoint?") from None
 
 
-def _check_url(url: str) -> None:
+def _check_url(url: str, where: str = "--endpoint") -> None:
     import urllib.parse
 
     if urllib.parse.urlparse(url).scheme not in ("http", "https"):
-        raise AtlasError(f"not an http(s) URL: {url!r}", Location("--endpoint"))
+        raise AtlasError(f"not an http(s) URL: {url!r}", Location(where))
 
 
 def run_endpoint(query: str, url: str, timeout: float = TIMEOUT, where: str = "query") -> dict:
@@ -175,7 +175,7 @@ def load_endpoint(nt_text: str, url: str, graph: str | None = None, timeout: flo
     import urllib.parse
     import urllib.request
 
-    _check_url(url)
+    _check_url(url, "--to-endpoint")
     sep = "&" if "?" in url else "?"
     target = url + sep + ("graph=" + urllib.parse.quote(graph, safe="") if graph else "default")
     req = urllib.request.Request(target, data=nt_text.encode("utf-8"), method="PUT",
