@@ -61,7 +61,8 @@ def _content_hash(root: Path, files) -> str:
     return h.hexdigest()
 
 
-def _crc(text: str) -> str:
+def crc(text: str) -> str:
+    """A short stable key for cache file names."""
     import zlib
 
     return f"{zlib.crc32(text.encode()):08x}"
@@ -69,12 +70,12 @@ def _crc(text: str) -> str:
 
 def _head_file(root: Path) -> Path:
     """Small per-data-directory file: code stamp, file stats and the content hash."""
-    return cache_dir() / f"index-{_crc(str(root))}.head"
+    return cache_dir() / f"index-{crc(str(root))}.head"
 
 
 def body_key(digest: str, code) -> str:
     """Key of every cache derived from one content hash and one version of the code."""
-    return f"{digest[:24]}-{_crc(repr(code))}"
+    return f"{digest[:24]}-{crc(repr(code))}"
 
 
 def _body_file(key: str) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from rdflib import Graph, Literal, Namespace, URIRef
-from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD
+from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from .model import Atlas, Evidence, Repository, Text
 

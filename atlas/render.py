@@ -62,8 +62,9 @@ def pad(s: str, w: int) -> str:
 
 
 def table(headers: list[str], rows: list[list[str]], max_total: int | None = None,
-          min_col: int = 6) -> str:
-    """A plain-text table; columns wrap so the table fits the terminal."""
+          min_col: int = 6, right: tuple[int, ...] = ()) -> str:
+    """A plain-text table; columns wrap so the table fits the terminal; `right` lists the
+    columns (numbers) aligned to the right."""
     max_total = max_total or term_width()
     n = len(headers)
     natural = [max([width(headers[i])] + [max((width(x) for x in (r[i] or "").split("\n")), default=0)
@@ -75,12 +76,15 @@ def table(headers: list[str], rows: list[list[str]], max_total: int | None = Non
         if widths[i] <= min_col:
             break
         widths[i] -= 1
-    out = ["  ".join(pad(h, widths[i]) for i, h in enumerate(headers)).rstrip(),
+    def cell(text: str, i: int) -> str:
+        return " " * max(0, widths[i] - width(text)) + text if i in right else pad(text, widths[i])
+
+    out = ["  ".join(cell(h, i) for i, h in enumerate(headers)).rstrip(),
            "  ".join("-" * widths[i] for i in range(n))]
     for r in rows:
         cells = [wrap(r[i] or "", widths[i]) for i in range(n)]
         for k in range(max(len(c) for c in cells)):
-            out.append("  ".join(pad(c[k] if k < len(c) else "", widths[i])
+            out.append("  ".join(cell(c[k] if k < len(c) else "", i)
                                  for i, c in enumerate(cells)).rstrip())
     return "\n".join(out)
 
@@ -272,25 +276,14 @@ def claims(rows: list[dict], lang: str = "en") -> str:
     return "\n".join(out)
 
 
-def _rtable(headers, rows) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
-    out = []
-    for i, r in enumerate([headers, *rows]):
-        out.append("  ".join(str(x).ljust(w) if j == 0 else str(x).rjust(w)
-                             for j, (x, w) in enumerate(zip(r, widths))).rstrip())
-        if i == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
-
-
 def refresh_table(report) -> str:
     """The summary of `atlas refresh`: a row per repository, its messages, where the timeline is."""
-    rows = [(r.repo, r.probes, r.found, r.not_found, r.errors, f"{r.seconds:.2f}", r.status)
-            for r in report.rows]
+    rows = [[r.repo, str(r.probes), str(r.found), str(r.not_found), str(r.errors), f"{r.seconds:.2f}",
+             r.status] for r in report.rows]
     if not rows:
         return "no probes to harvest"
-    text = _rtable(("repository", "probes", "found", "not found before cut-off", "errors",
-                   "seconds", "status"), rows)
+    text = table(["repository", "probes", "found", "not found before cut-off", "errors", "seconds",
+                  "status"], rows, right=(1, 2, 3, 4, 5))
     msgs = [m for r in report.rows for m in r.messages]
     if msgs:
         text += "\n\n" + "\n".join(f"- {m}" for m in msgs)

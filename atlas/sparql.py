@@ -48,8 +48,7 @@ def with_prefixes(query: str) -> tuple[str, int]:
 
 def nt_cache(load, key: str, data_dir: Path) -> Path:
     """The cached N-Triples export for data `key`; `load()` gives the atlas when it must be built."""
-    import zlib
-
+    from .index import crc
     from .paths import PACKAGE_DIR, cache_dir
 
     stamp = []
@@ -59,8 +58,7 @@ def nt_cache(load, key: str, data_dir: Path) -> Path:
             stamp.append(f"{st.st_size}:{st.st_mtime_ns}")
         except OSError:
             stamp.append("-")
-    code = zlib.crc32("|".join(stamp).encode())
-    path = cache_dir() / f"graph-{key}-{code:08x}.nt"
+    path = cache_dir() / f"graph-{key}-{crc('|'.join(stamp))}.nt"
     if not path.is_file():
         from .rdf import build_graph, serialize
 

@@ -19,7 +19,7 @@ from rdflib.namespace import OWL, SKOS
 from atlas.cli import cli
 from atlas.errors import AtlasError
 from atlas.model import RELATION_TYPES, KINDS, Text
-from atlas.rdf import ATLAS, CONCEPT, build_graph, kind_class, relation_property, serialize
+from atlas.rdf import CONCEPT, build_graph, kind_class, relation_property
 from atlas import sparql
 from conftest import ROOT
 

@@ -141,12 +141,12 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
     missing = sorted((s for s in sightings if not s.found), key=lambda s: (s.repo, s.concept))
     hidden = 0
     if as_of:
-        keep = [s for s in found if _utc(s.committer_date).date().isoformat() <= as_of]
+        keep = [s for s in found if s.date <= as_of]
         hidden = len(found) - len(keep)
         found = keep
     plain = {
         "as_of": as_of, "hidden_after_as_of": hidden,
-        "sightings": [{"date": _utc(s.committer_date).date().isoformat(), "repo": s.repo,
+        "sightings": [{"date": s.date, "repo": s.repo,
                        "concept": s.concept, "method": s.method, "value": s.value, "sha": s.sha,
                        "committer_date": s.committer_date, "introduced": s.introduced,
                        "precision": s.precision, "note": s.note} for s in found],
@@ -159,7 +159,7 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
         if found:
             lines.append(render.table(
                 ["date (UTC)", "repository", "concept", "sha", "precision", "probe"],
-                [[_utc(s.committer_date).date().isoformat(), s.repo, s.concept, s.sha[:12],
+                [[s.date, s.repo, s.concept, s.sha[:12],
                   s.precision, f"{s.method} {s.value}"] for s in found]))
         else:
             lines.append("no sightings" + (f" on or before {as_of}" if as_of else ""))

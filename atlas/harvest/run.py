@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import AtlasError, Location, Problem
-from ..model import DATE_RE, DEFAULT_CUTOFF, F, Atlas, Probe, Record, RepoHarvest, Sighting
+from ..model import DATE_RE, DEFAULT_CUTOFF, Atlas, Probe, Record, RepoHarvest, Sighting, utc_day
 from ..paths import repos_root as default_repos_root
 from . import locate
 from .report import RefreshReport, RepoRow
@@ -32,13 +32,6 @@ def cutoff_timestamp(day: date) -> int:
     """First second after the cut-off day (UTC): a commit counts when its committer time is less."""
     nxt = datetime(day.year, day.month, day.day, tzinfo=timezone.utc) + timedelta(days=1)
     return int(nxt.timestamp())
-
-
-def utc_date(iso: str) -> str:
-    try:
-        return datetime.fromisoformat(iso).astimezone(timezone.utc).date().isoformat()
-    except ValueError:
-        return iso[:10]
 
 
 def now_utc() -> str:
@@ -292,7 +285,7 @@ class _RepoJob:
                     self.row.not_found += 1
                     msg = (f"{rid}: {w.method} {w.value!r} (concept {cid}) not found on {ref} "
                            f"before the cut-off {self.cutoff} ({commits} mainline commits)")
-                    if prevs is not None and prevs.found and utc_date(prevs.committer_date) <= self.cutoff:
+                    if prevs is not None and prevs.found and utc_day(prevs.committer_date) <= self.cutoff:
                         self.problem("probe-not-found", msg + f"; the earlier result "
                                      f"({prevs.sha[:12]}, harvested at {prevs.harvested_at}) is kept",
                                      p.loc, hint="history rewritten or wrong branch?")
@@ -309,7 +302,7 @@ class _RepoJob:
                 out.append(s)
         if not any_found:
             earlier = [s for k, s in self.old_s_by.items()
-                       if k[0] == rid and s.found and utc_date(s.committer_date) <= self.cutoff]
+                       if k[0] == rid and s.found and utc_day(s.committer_date) <= self.cutoff]
             if earlier:
                 self.row.status = "failed"
                 self.row.errors += 1
@@ -344,9 +337,7 @@ class _RepoJob:
         if self.progress:
             rid, cb = self.rid, self.progress
             cb(rid, 0, total)
-
-            def report(n):
-                cb(rid, min(n, total), total)
+            report = lambda n: cb(rid, min(n, total), total)  # noqa: E731
         terms = [w.scan for w in wants if w.method == "term"]
         paths = [w.scan for w in wants if w.method == "path"]
         scan = g.scan(revs, terms, paths, progress=report)
@@ -391,7 +382,7 @@ class _RepoJob:
             else:
                 notes.append(f"first visible at the merge {c.sha[:12]} itself (no side-branch "
                              "commit adds it)")
-        if utc_date(c.committer_date) > self.cutoff:
+        if utc_day(c.committer_date) > self.cutoff:
             notes.append("committer date after the cut-off (clock skew): the commit is an "
                          "ancestor of the cut-off head")
         intro = side or c

@@ -10,15 +10,14 @@ import os
 from pathlib import Path
 
 from ..errors import AtlasError
+from ..index import crc
 from ..paths import cache_dir
 from . import locate
 from .report import RefreshReport, RepoRow
 
 
 def _path(data_dir: Path) -> Path:
-    import zlib
-
-    return cache_dir() / f"refresh-{zlib.crc32(str(Path(data_dir).resolve()).encode()):08x}.marshal"
+    return cache_dir() / f"refresh-{crc(str(Path(data_dir).resolve()))}.marshal"
 
 
 def _args(root, cutoff, repo_ids, concept_ids, allow_shallow) -> tuple:
