@@ -5,7 +5,6 @@ be attempted). Skipped when Chromium or playwright is missing, unless ATLAS_REQU
 Screenshots go to tests/artifacts/ (git-ignored through tests/artifacts/.gitignore)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,34 +12,14 @@ import pytest
 from atlas.htmlmap import build_site
 
 try:
+    from tests.browserkit import Page, artifacts, browser, tab  # noqa: F401  (fixtures)
+except ImportError:
+    from browserkit import Page, artifacts, browser, tab  # noqa: F401
+
+try:
     from tests.test_map import EVIL, sample_atlas
 except ImportError:  # tests/ not a package: pytest put it on sys.path
     from test_map import EVIL, sample_atlas
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-
-
-def _skip_or_fail(reason: str):
-    if os.environ.get("ATLAS_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"ATLAS_REQUIRE_BROWSER=1 but {reason}")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _skip_or_fail("playwright is not installed")
-    if not Path(CHROMIUM).exists():
-        _skip_or_fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -48,61 +27,6 @@ def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
     build_site(sample_atlas(), out, as_of=None)
     return out
-
-
-@pytest.fixture(scope="module")
-def artifacts() -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    ignore = ARTIFACTS / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n")
-    return ARTIFACTS
-
-
-class Page:
-    """A page with the network cut off and every problem recorded."""
-
-    def __init__(self, browser):
-        self.context = browser.new_context(viewport={"width": 1400, "height": 900})
-        self.page = self.context.new_page()
-        self.attempted: list[str] = []
-        self.errors: list[str] = []
-        self.dialogs: list[str] = []
-        self.context.route("**/*", self._route)
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("dialog", self._dialog)
-
-    def _route(self, route):
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            self.attempted.append(route.request.url)
-            route.abort()
-
-    def _dialog(self, dialog):
-        self.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def open(self, url: str, hook: str):
-        self.page.goto(url)
-        self.page.wait_for_function(f"window.{hook} && window.{hook}.ready")
-        return self.page
-
-    def check_clean(self):
-        assert self.attempted == [], "network requests were attempted"
-        assert self.errors == [], "console errors"
-        assert self.dialogs == [], "a dialog opened: injected script ran"
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture()
-def tab(browser):
-    t = Page(browser)
-    yield t
-    t.close()
 
 
 def click_node(page, ident: str):
