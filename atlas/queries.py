@@ -431,3 +431,47 @@ def claims(atlas: Atlas, c: Concept | None = None, status: str | None = None) ->
     return [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement), "about": cl.about,
              "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence]}
             for cl in chosen if not status or cl.status == status]
+
+
+# ---------------------------------------------------------------------------------------------
+# The history axis
+# ---------------------------------------------------------------------------------------------
+
+def _utc_key(iso: str):
+    from datetime import datetime, timezone
+
+    try:
+        return datetime.fromisoformat(iso).astimezone(timezone.utc)
+    except ValueError:
+        return datetime.max.replace(tzinfo=timezone.utc)
+
+
+def timeline(atlas: Atlas, term: str | None = None, repos=(), as_of: str | None = None) -> dict:
+    """Sightings oldest first (by the committer date in UTC), optionally for one concept or probe
+    value, some repositories, or as visible on `as_of` (later ones are counted, not listed)."""
+    sightings = list(atlas.sightings)
+    if repos:
+        sightings = [s for s in sightings if s.repo in repos]
+    if term:
+        ids = set(atlas.name_index.get(norm(term), set())) | {term}
+        sightings = [s for s in sightings if s.concept in ids or term in s.value]
+        if not sightings:
+            raise AtlasError(f"no sighting matches {term!r}", Location("TERM"),
+                             hint="run `atlas timeline` for all, or `atlas refresh` first")
+    found = sorted((s for s in sightings if s.found),
+                   key=lambda s: (_utc_key(s.committer_date), s.repo, s.concept, s.value))
+    missing = sorted((s for s in sightings if not s.found), key=lambda s: (s.repo, s.concept))
+    hidden = 0
+    if as_of:
+        keep = [s for s in found if s.date <= as_of]
+        hidden = len(found) - len(keep)
+        found = keep
+    return {
+        "as_of": as_of, "hidden_after_as_of": hidden,
+        "sightings": [{"date": s.date, "repo": s.repo,
+                       "concept": s.concept, "method": s.method, "value": s.value, "sha": s.sha,
+                       "committer_date": s.committer_date, "introduced": s.introduced,
+                       "precision": s.precision, "note": s.note} for s in found],
+        "not_found": [{"repo": s.repo, "concept": s.concept, "method": s.method,
+                       "value": s.value, "cutoff": s.cutoff} for s in missing],
+    }

@@ -28,6 +28,7 @@ COMMANDS = {
     "verify": ("history", "verify"),
     "map": ("mapcmd", "map_"),
     "export": ("linked", "export"),
+    "serve": ("serve", "serve"),
 }
 
 

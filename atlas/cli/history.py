@@ -3,11 +3,10 @@ atlas.harvest)."""
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
 
 import click
 
-from .. import render
+from .. import queries, render
 from ..errors import AtlasError, Location
 from .common import common_options, emit, fail, get_atlas
 
@@ -96,13 +95,6 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
         fail(report.exit_code)
 
 
-def _utc(iso: str) -> datetime:
-    try:
-        return datetime.fromisoformat(iso).astimezone(timezone.utc)
-    except ValueError:
-        return datetime.max.replace(tzinfo=timezone.utc)
-
-
 @click.command()
 @click.argument("term", required=False)
 @click.option("--repo", "repo_ids", multiple=True, metavar="ID", help="Only this repository (repeatable).")
@@ -120,47 +112,20 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
       atlas timeline hccs --as-of 2025-12-31
     """
     from ..harvest.run import parse_cutoff
-    from ..harvest.timeline import FILENAME, read_state
-    from ..text import norm
 
     if as_of:
         as_of = parse_cutoff(as_of, "--as-of").isoformat()
-    d = _data(data_dir)
-    atlas = get_atlas(d)
-    sightings = list(atlas.sightings) or read_state(d / FILENAME)[1]
-    if repo_ids:
-        sightings = [s for s in sightings if s.repo in repo_ids]
-    if term:
-        ids = set(atlas.name_index.get(norm(term), set())) | {term}
-        sightings = [s for s in sightings if s.concept in ids or term in s.value]
-        if not sightings:
-            raise AtlasError(f"no sighting matches {term!r}", Location("TERM"),
-                             hint="run `atlas timeline` for all, or `atlas refresh` first")
-    found = sorted((s for s in sightings if s.found),
-                   key=lambda s: (_utc(s.committer_date), s.repo, s.concept, s.value))
-    missing = sorted((s for s in sightings if not s.found), key=lambda s: (s.repo, s.concept))
-    hidden = 0
-    if as_of:
-        keep = [s for s in found if s.date <= as_of]
-        hidden = len(found) - len(keep)
-        found = keep
-    plain = {
-        "as_of": as_of, "hidden_after_as_of": hidden,
-        "sightings": [{"date": s.date, "repo": s.repo,
-                       "concept": s.concept, "method": s.method, "value": s.value, "sha": s.sha,
-                       "committer_date": s.committer_date, "introduced": s.introduced,
-                       "precision": s.precision, "note": s.note} for s in found],
-        "not_found": [{"repo": s.repo, "concept": s.concept, "method": s.method,
-                       "value": s.value, "cutoff": s.cutoff} for s in missing],
-    }
+    atlas = get_atlas(_data(data_dir))
+    plain = queries.timeline(atlas, term, repo_ids, as_of)
+    found, missing, hidden = plain["sightings"], plain["not_found"], plain["hidden_after_as_of"]
 
     def text(_o):
         lines = []
         if found:
             lines.append(render.table(
                 ["date (UTC)", "repository", "concept", "sha", "precision", "probe"],
-                [[s.date, s.repo, s.concept, s.sha[:12],
-                  s.precision, f"{s.method} {s.value}"] for s in found]))
+                [[s["date"], s["repo"], s["concept"], s["sha"][:12],
+                  s["precision"], f"{s['method']} {s['value']}"] for s in found]))
         else:
             lines.append("no sightings" + (f" on or before {as_of}" if as_of else ""))
         if hidden:
@@ -168,7 +133,7 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
         if missing:
             lines.append("")
             lines.append("not found before the cut-off:")
-            lines += [f"  {s.repo}  {s.concept}  ({s.method} {s.value}, cut-off {s.cutoff})"
+            lines += [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
                       for s in missing]
         return "\n".join(lines)
 

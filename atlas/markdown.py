@@ -1,0 +1,94 @@
+"""Cards, claims and flows as Markdown, for readers that render it (coding assistants, chat).
+
+Input is the plain value the library returns (`queries.card`, `queries.claims`, `queries.flow`);
+both languages are kept side by side so an answer can quote either.
+"""
+from __future__ import annotations
+
+from .model import QUESTION_IDS
+
+
+def _both(text: dict) -> str:
+    en, zh = (text or {}).get("en", ""), (text or {}).get("zh", "")
+    if en and zh and en != zh:
+        return f"{en}<br>{zh}"
+    return en or zh
+
+
+def _evidence(items: list[dict]) -> list[str]:
+    out = []
+    for e in items:
+        out.append(f"- `{e['source']}` ({e['confidence']})")
+        sup = _both(e.get("supports", {}))
+        if sup:
+            out.append(f"  {sup}")
+    return out
+
+
+def card(c: dict, questions: dict) -> str:
+    names = c["names"]
+    lines = [f"# {names['en']}" + (f" · {names['zh']}" if names.get("zh") else ""), "",
+             f"id `{c['id']}` · kind **{c['kind']}** · lifecycle **{c['lifecycle']['status']}**"]
+    note = _both(c["lifecycle"].get("note", {}))
+    if note:
+        lines.append(f"lifecycle note: {note}")
+    aliases = [a for lg in ("en", "zh") for a in c["aliases"].get(lg, [])]
+    if aliases:
+        lines.append("aliases: " + ", ".join(aliases))
+    if c.get("as_of"):
+        vis = {True: "visible", False: "not yet visible", None: "undated"}[c["as_of"]["visible"]]
+        lines.append(f"as of {c['as_of']['date']}: {vis}")
+    lines += ["", "## Answers to the six questions"]
+    if c["answers"]:
+        for q in QUESTION_IDS:
+            if q in c["answers"]:
+                lines.append(f"- **{_both(questions[q])}** {_both(c['answers'][q])}")
+    else:
+        lines.append("(answers none of the six questions)")
+    for key, title in (("beginner", "For a newcomer · 小白版"), ("professional", "For a professional · 专业版")):
+        lines += ["", f"## {title}", c[key].get("en", ""), "", c[key].get("zh", "")]
+    if c["hardware"]:
+        lines += ["", "## Hardware", ", ".join(c["hardware"])]
+        if _both(c["hardware_note"]):
+            lines.append(_both(c["hardware_note"]))
+    if c["relations"]:
+        lines += ["", "## Relations"]
+        lines += [f"- {g['relation']}: " + ", ".join(f"`{x['id']}`" for x in g["concepts"])
+                  for g in c["relations"]]
+    if c["claims"]:
+        lines += ["", "## Claims"]
+        lines += [f"- [{cl['status']}] `{cl['id']}`: {_both(cl['statement'])}" for cl in c["claims"]]
+    if c["flows"]:
+        lines += ["", "## Flows", ", ".join(f"`{f['id']}`" for f in c["flows"])]
+    lines += ["", "## Evidence", *_evidence(c["evidence"])]
+    if c["history"]:
+        lines += ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
+        for h in c["history"]:
+            when = f"{h['date']} `{h['sha'][:12]}` {h['precision']}" if h["found"] else "not seen"
+            lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`)")
+    return "\n".join(lines) + "\n"
+
+
+def claim(cl: dict) -> str:
+    lines = [f"# Claim `{cl['id']}`", "", f"status **{cl['status']}** · about "
+             + ", ".join(f"`{a}`" for a in cl["about"]), "", _both(cl["statement"])]
+    if _both(cl.get("note", {})):
+        lines += ["", _both(cl["note"])]
+    lines += ["", "## Evidence", *_evidence(cl["evidence"])]
+    return "\n".join(lines) + "\n"
+
+
+def flow(f: dict) -> str:
+    lines = [f"# {_both(f['title'])}", "", f"id `{f['id']}`"]
+    if _both(f["summary"]):
+        lines += ["", _both(f["summary"])]
+    lines += ["", "## Steps"]
+    for i, s in enumerate(f["steps"], 1):
+        lines.append(f"{i}. **{s['id']}** [{s['actor']}] {_both(s['label'])}")
+        if s["concepts"]:
+            lines.append("   concepts: " + ", ".join(f"`{x}`" for x in s["concepts"]))
+        if s["source"]:
+            lines.append(f"   source: `{s['source']['source']}` ({s['source']['confidence']})")
+    if f["evidence"]:
+        lines += ["", "## Evidence", *_evidence(f["evidence"])]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,297 @@
+"""`atlas serve --mcp`: the atlas as a Model Context Protocol server over stdio.
+
+Coding assistants call its tools for search, cards, comparisons, relations, paths, claims, flows,
+the timeline and read-only SPARQL. Every tool returns the same JSON as the command line's
+`--format json` (docs/json.md), evidence pins and their confidence included; a bad input gives an
+error result carrying the command line's message. The server reads data/ and the cache, writes
+nothing into data/, and never reaches the network (SPARQL SERVICE is refused).
+
+`AtlasTools` holds the tool logic and knows nothing of MCP; `build_server` wires it into the SDK
+(the optional `mcp` extra), which is imported only here.
+"""
+
+import re
+from datetime import date
+
+from . import markdown, queries
+from .errors import AtlasError, Location
+from .output import to_json
+
+INSTRUCTIONS = (
+    "The Ascend communication atlas: a curated bilingual (English/中文) knowledge graph of how data "
+    "moves between Huawei Ascend NPUs (HCCL, HCOMM, HiXL, SHMEM, MemFabric, HCCS, UB/URMA, "
+    "SDMA/UDMA/MTE, WQE/SQ/CQ/doorbell, AIV direct drive, Mooncake's Ascend flags, DeepEP ...). "
+    "Each concept answers some of six questions: who organises the communication, who establishes "
+    "the addresses, who submits the tasks, who moves the data, which physical link the data takes, "
+    "whether the peer participates. Start with `search`, then `card`; cite the evidence pins "
+    "(owner/repo@sha:path#La-Lb) and their confidence, and respect claim statuses.")
+
+
+def _lang_only(value, lang: str):
+    """Reduce every bilingual {en, zh} object to one language (lang 'all' keeps both)."""
+    if lang == "all":
+        return value
+    if isinstance(value, dict):
+        if set(value) == {"en", "zh"} and all(isinstance(v, str) for v in value.values()):
+            return {lang: value[lang]}
+        return {k: _lang_only(v, lang) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lang_only(v, lang) for v in value]
+    return value
+
+
+def _check_lang(lang: str) -> str:
+    if lang not in ("en", "zh", "all"):
+        raise AtlasError(f'unknown language "{lang}"', Location("lang"), "use en, zh or all")
+    return lang
+
+
+def _check_date(value: str | None, where: str) -> str | None:
+    if value is None or value == "":
+        return None
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise AtlasError(f'"{value}" is not a date', Location(where), "use YYYY-MM-DD") from None
+
+
+def refuse_service(query: str, where: str = "query") -> None:
+    """SERVICE would make the embedded store send requests over the network: refuse it."""
+    from .sparql import _STRIP
+
+    bare = _STRIP.sub(" ", query)
+    m = re.search(r"(?<![\w:?$@-])SERVICE(?![\w:-])", bare, re.I)
+    if m:
+        line = bare[: m.start()].count("\n") + 1
+        raise AtlasError("SERVICE would send the query to another server; the atlas answers from "
+                         "its own data only", Location(where, line, m.start() - bare.rfind("\n", 0, m.start())),
+                         "remove the SERVICE clause")
+
+
+class AtlasTools:
+    """The tools, as plain functions returning the library's values (no MCP here)."""
+
+    def __init__(self, data_dir=None):
+        self.data_dir = data_dir
+        self._atlas = None
+
+    @property
+    def atlas(self):
+        if self._atlas is None:
+            from .index import load_atlas
+
+            self._atlas = load_atlas(self.data_dir)
+        return self._atlas
+
+    def concept(self, term: str):
+        return queries.resolve(self.atlas, term)
+
+    def search(self, text: str, lang: str = "all", limit: int = 10):
+        _check_lang(lang)
+        if not text.strip():
+            raise AtlasError("give some words to search for", Location("text"))
+        rows = queries.search(self.atlas, [], text)[: max(1, min(limit, 100))]
+        return _lang_only(rows, lang)
+
+    def card(self, term: str, lang: str = "all", as_of: str | None = None):
+        _check_lang(lang)
+        as_of = _check_date(as_of, "as_of")
+        return _lang_only(queries.card(self.atlas, self.concept(term), as_of), lang)
+
+    def compare(self, terms: list[str]):
+        if len(terms) < 2:
+            raise AtlasError("compare needs at least two concepts", Location("terms"))
+        return queries.compare(self.atlas, [self.concept(t) for t in terms])
+
+    def related(self, term: str, relation: str | None = None, depth: int = 1):
+        if not 1 <= depth <= 10:
+            raise AtlasError(f"depth {depth} is out of range", Location("depth"), "use 1 to 10")
+        c = self.concept(term)
+        return {"id": c.id, "related": queries.related(self.atlas, c, relation, depth)}
+
+    def path(self, a: str, b: str):
+        ca, cb = self.concept(a), self.concept(b)
+        return {"from": ca.id, "to": cb.id, "steps": queries.path(self.atlas, ca, cb)}
+
+    def claims(self, topic: str | None = None, status: str | None = None):
+        c = self.concept(topic) if topic else None
+        return queries.claims(self.atlas, c, status)
+
+    def flow(self, name: str):
+        return queries.flow(self.atlas, name)
+
+    def timeline(self, term: str | None = None, repo: str | None = None, as_of: str | None = None):
+        as_of = _check_date(as_of, "as_of")
+        return queries.timeline(self.atlas, term or None, (repo,) if repo else (), as_of)
+
+    def sparql(self, query: str):
+        from . import sparql
+        from .index import load_keyed
+        from .paths import data_dir as resolve
+
+        sparql.guard(query)
+        refuse_service(query)
+        load, key = load_keyed(self.data_dir, lazy=True)
+        result = sparql.run_embedded(query, sparql.nt_cache(load, key, resolve(self.data_dir)))
+        import json
+
+        return json.loads(sparql.render(result, "json")) if result["type"] != "graph" else result["triples"]
+
+    # Markdown, for resources and the prompt
+    def concept_markdown(self, ident: str) -> str:
+        c = self.atlas.concept_by_id.get(ident)
+        if c is None:
+            raise AtlasError(f'no concept "{ident}"', Location(f"atlas://concept/{ident}"))
+        return markdown.card(queries.card(self.atlas, c), queries.questions_names(self.atlas))
+
+    def claim_markdown(self, ident: str) -> str:
+        rows = [cl for cl in queries.claims(self.atlas) if cl["id"] == ident]
+        if not rows:
+            raise AtlasError(f'no claim "{ident}"', Location(f"atlas://claim/{ident}"))
+        return markdown.claim(rows[0])
+
+    def flow_markdown(self, ident: str) -> str:
+        return markdown.flow(queries.flow(self.atlas, ident))
+
+
+def error_text(exc: AtlasError) -> str:
+    """The message the command line prints for the same failure, suggestions included."""
+    text = f"Error: {exc.message}"
+    if exc.hint:
+        text += f"\n    hint: {exc.hint}"
+    rows = getattr(exc, "suggestions", None)
+    if rows:
+        text += "\nclosest: " + ", ".join(r["id"] for r in rows)
+    return text
+
+
+def build_server(data_dir=None):
+    """The MCP server object (needs the `mcp` extra)."""
+    from typing import Annotated
+
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+    from pydantic import Field
+
+    from . import __version__
+
+    tools = AtlasTools(data_dir)
+    server = MCPServer(name="ascend-atlas", title="Ascend communication atlas",
+                       instructions=INSTRUCTIONS, version=__version__)
+
+    def call(fn, *args):
+        try:
+            return to_json(fn(*args))
+        except AtlasError as exc:
+            raise ToolError(error_text(exc)) from None
+
+    Term = Annotated[str, Field(description="A concept id, an English or Chinese name or alias "
+                                            "(e.g. hccs, 直驱, 'AIV direct drive').")]
+    Lang = Annotated[str, Field(description="en, zh or all (default): which language's text to "
+                                            "keep in bilingual fields.")]
+    AsOf = Annotated[str | None, Field(description="YYYY-MM-DD: mark whether the concept was "
+                                                   "already visible in a public repository then.")]
+
+    @server.tool(structured_output=False)
+    def search(text: Annotated[str, Field(description="Words in English or Chinese, e.g. "
+                                                      "'collective communication' or 单点通信.")],
+               lang: Lang = "all",
+               limit: Annotated[int, Field(description="At most this many hits (1-100).")] = 10) -> str:
+        """Ranked search over the atlas. Use it first when the user's words are not an exact id."""
+        return call(tools.search, text, lang, limit)
+
+    @server.tool(structured_output=False)
+    def card(term: Term, lang: Lang = "all", as_of: AsOf = None) -> str:
+        """A concept's full card: answers to the six questions, beginner and professional
+        explanations, relations, claims, flows, evidence pins with confidence, and history."""
+        return call(tools.card, term, lang, as_of)
+
+    @server.tool(structured_output=False)
+    def compare(terms: Annotated[list[str], Field(description="Two or more concept ids or names.")]) -> str:
+        """Concepts side by side: kind, each question's answer, hardware, lifecycle, first visible."""
+        return call(tools.compare, terms)
+
+    @server.tool(structured_output=False)
+    def related(term: Term,
+                relation: Annotated[str | None, Field(description="Only this relation type, from "
+                                                                  "either side (uses, used-by, carries ...).")] = None,
+                depth: Annotated[int, Field(description="Hops to follow, 1-10.")] = 1) -> str:
+        """Concepts related to a concept, in both directions."""
+        return call(tools.related, term, relation, depth)
+
+    @server.tool(structured_output=False)
+    def path(a: Term, b: Term) -> str:
+        """The shortest typed chain of relations between two concepts."""
+        return call(tools.path, a, b)
+
+    @server.tool(structured_output=False)
+    def claims(topic: Annotated[str | None, Field(description="A concept the claims are about "
+                                                              "(omit for all claims).")] = None,
+               status: Annotated[str | None, Field(description="Only claims with this status "
+                                                               "(confirmed, refuted, hypothesis, ...).")] = None) -> str:
+        """The seed's conclusions as claims, each with a status and its evidence."""
+        return call(tools.claims, topic, status)
+
+    @server.tool(structured_output=False)
+    def flow(name: Annotated[str, Field(description="A flow id (atlas flow lists them).")]) -> str:
+        """An execution path as ordered steps, each with its actor, concepts and source pin."""
+        return call(tools.flow, name)
+
+    @server.tool(structured_output=False)
+    def timeline(term: Annotated[str | None, Field(description="Only this concept or probe value.")] = None,
+                 repo: Annotated[str | None, Field(description="Only this repository, owner/name.")] = None,
+                 as_of: AsOf = None) -> str:
+        """When each concept first became visible in a public repository (UTC day of the
+        committer date; full timestamps kept), oldest first."""
+        return call(tools.timeline, term, repo, as_of)
+
+    @server.tool(structured_output=False)
+    def sparql(query: Annotated[str, Field(description="A read-only SPARQL 1.1 query (SELECT, ASK, "
+                                                       "CONSTRUCT, DESCRIBE); prefixes atlas: concept: "
+                                                       "question: claim: flow: repo: skos: prov: "
+                                                       "dcterms: doap: are predeclared.")]) -> str:
+        """Run a read-only SPARQL query over the atlas's RDF; updates and SERVICE are refused."""
+        return call(tools.sparql, query)
+
+    def resource(fn, ident):
+        try:
+            return fn(ident)
+        except AtlasError as exc:
+            raise ResourceNotFoundError(error_text(exc)) from None
+
+    @server.resource("atlas://concept/{ident}", mime_type="text/markdown",
+                     description="A concept card as Markdown, both languages.")
+    def concept_resource(ident: str) -> str:
+        return resource(tools.concept_markdown, ident)
+
+    @server.resource("atlas://claim/{ident}", mime_type="text/markdown",
+                     description="A claim with its status and evidence, as Markdown.")
+    def claim_resource(ident: str) -> str:
+        return resource(tools.claim_markdown, ident)
+
+    @server.resource("atlas://flow/{ident}", mime_type="text/markdown",
+                     description="A flow as ordered steps, as Markdown.")
+    def flow_resource(ident: str) -> str:
+        return resource(tools.flow_markdown, ident)
+
+    @server.prompt()
+    def explain(term: Annotated[str, Field(description="The concept to explain.")]) -> str:
+        """Explain a concept from its atlas card, citing evidence pins."""
+        try:
+            c = tools.concept(term)
+            text = tools.concept_markdown(c.id)
+        except AtlasError as exc:
+            raise ToolError(error_text(exc)) from None
+        return ("Explain the following concept from the Ascend communication atlas. Answer only "
+                "from this card. Say which of the six questions it answers, give the beginner "
+                "explanation first and the professional one after, and cite each fact with its "
+                "evidence pin (owner/repo@sha:path#L...) and confidence; say so where the card "
+                "has no evidence.\n\n" + text)
+
+    return server
+
+
+def serve(data_dir=None) -> None:
+    build_server(data_dir).run("stdio")
