@@ -146,8 +146,27 @@ def check_flows(loaded: Loaded) -> None:
             _problem(loaded, flow.loc, "error", "missing-field", f'flow "{flow.id}" has no steps')
 
 
+def _rests_on_source(claim) -> bool:
+    """A confirmed claim needs a line read in source, or a derivation made only from pinned sources."""
+    conf = [e.confidence for e in claim.evidence]
+    if "read-in-source" in conf:
+        return True
+    return "derived" in conf and all(e.pin and e.confidence == "derived" for e in claim.evidence)
+
+
+def check_claim_status(loaded: Loaded) -> None:
+    for claim in loaded.atlas.claims:
+        if claim.status == "confirmed" and not _rests_on_source(claim):
+            kinds = ", ".join(sorted({e.confidence or "unstated" for e in claim.evidence})) or "none"
+            _problem(loaded, claim.loc, "error", "status-exceeds-evidence",
+                     f'claim "{claim.id}" is confirmed but no evidence item was read in source '
+                     f"(its evidence is {kinds})",
+                     "add a read-in-source pin (or derive it only from pinned sources), "
+                     "or lower the status to hypothesis or open")
+
+
 CHECKS = (check_refs, check_questions, check_collisions, check_cycles, check_relations,
-          check_dates, check_flows)
+          check_dates, check_flows, check_claim_status)
 
 
 def check(loaded: Loaded) -> Loaded:

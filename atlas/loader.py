@@ -631,6 +631,26 @@ def data_files(data_dir: Path) -> list[Path]:
     return out
 
 
+_FLOW_INDICATORS = "?:,[]{}#"
+
+
+def _flow_scalar_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
+    """What to quote when an unquoted scalar inside `{...}` or `[...]` hits an indicator.
+
+    libyaml accepts `{en: Who moves the data?, zh: ...}`; PyYAML's pure-Python reader stops the
+    scalar at `?` (and both stop at `[`, `]`, `{`, `}`), so such text must be quoted to read the same
+    everywhere."""
+    if "flow" not in (exc.context or "") or exc.problem_mark is None:
+        return ""
+    mark = exc.problem_mark
+    lines = text.splitlines()
+    char = lines[mark.line][mark.column:mark.column + 1] if mark.line < len(lines) else ""
+    if not char or char not in _FLOW_INDICATORS:
+        return ""
+    return (f'inside {{...}} or [...] a text value that contains "{char}" must be quoted; '
+            'quote the whole value: {en: "Who moves the data?", zh: "谁搬数据"}')
+
+
 def _compose(path: Path, ctx: _Ctx):
     try:
         raw = path.read_bytes()
@@ -648,7 +668,8 @@ def _compose(path: Path, ctx: _Ctx):
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
-        ctx.error(loc, "yaml-syntax", f"YAML syntax error: {exc.problem or exc.context}")
+        ctx.error(loc, "yaml-syntax", f"YAML syntax error: {exc.problem or exc.context}",
+                  _flow_scalar_hint(text, exc))
     except yaml.YAMLError as exc:
         ctx.error(Location(ctx.file), "yaml-syntax", f"YAML error: {exc}")
     return None

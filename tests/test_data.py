@@ -102,3 +102,23 @@ def test_every_pin_uses_a_full_sha(atlas):
         for e in c.evidence:
             if e.pin:
                 assert re.fullmatch(r"[0-9a-f]{40}", e.pin.sha), (c.id, str(e.pin))
+
+
+def _yaml_files():
+    from atlas.loader import data_files
+    return [p.relative_to(DATA).as_posix() for p in data_files(DATA)]
+
+
+@pytest.mark.parametrize("rel", _yaml_files())
+def test_pure_and_libyaml_readers_agree(rel):
+    """data/ must read the same with PyYAML's pure-Python SafeLoader (used where libyaml is missing)
+    and with libyaml's CSafeLoader: e.g. an unquoted `?` inside {...} parses only with libyaml."""
+    import yaml
+    if not hasattr(yaml, "CSafeLoader"):
+        pytest.skip("PyYAML was built without libyaml")
+    text = (DATA / rel).read_text(encoding="utf-8")
+    try:
+        pure = yaml.load(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        pytest.fail(f"{rel}: the pure-Python reader fails: {exc}")
+    assert pure == yaml.load(text, Loader=yaml.CSafeLoader), f"{rel} reads differently with libyaml"

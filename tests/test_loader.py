@@ -205,3 +205,72 @@ def test_flow_text_typo_is_unknown_key(mini):
     concept_file(mini, "typo2", GOOD.format(id="typo2").replace('zh: "专"}', 'zn: "专"}'))
     p = find(problems(mini), "unknown-key")
     assert 'did you mean "zh"' in p.hint
+
+
+@pytest.mark.parametrize("loader_name", ["SafeLoader", "CSafeLoader"])
+def test_unquoted_question_mark_in_flow_text_says_what_to_quote(mini, monkeypatch, loader_name):
+    """libyaml reads `{en: Who ...?, zh: ...}`; the pure-Python reader does not. Under the pure reader
+    the error names the file, line and column and says to quote the text; both readers agree once quoted."""
+    import yaml
+    from atlas import loader as loader_mod
+    if not hasattr(yaml, loader_name):
+        pytest.skip(f"PyYAML has no {loader_name} here")
+    monkeypatch.setattr(loader_mod, "_Loader", getattr(yaml, loader_name))
+    q = mini / "questions.yaml"
+    text = q.read_text(encoding="utf-8")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "names:" in ln)
+    lines = text.splitlines()
+    lines[line - 1] = lines[line - 1][:lines[line - 1].index("names:")] + \
+        "names: {en: Who organises the communication?, zh: 谁组织通信}"
+    q.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    probs = problems(mini)
+    if loader_name == "SafeLoader":
+        syntax = [p for p in probs if p.code == "yaml-syntax"]
+        assert len(syntax) == 1
+        p = syntax[0]
+        assert p.location.file.endswith("questions.yaml") and p.location.line == line
+        assert '"?" must be quoted' in p.hint and '{en: "Who moves the data?"' in p.hint
+    else:
+        assert not [p for p in probs if p.code == "yaml-syntax"]
+
+
+def test_bracket_in_flow_text_says_what_to_quote(mini):
+    concept_file(mini, "brk", GOOD.format(id="brk").replace('professional: {en: "p", zh: "专"}',
+                                                             'professional: {en: a [b] c, zh: 专}'))
+    p = find(problems(mini), "yaml-syntax")
+    assert p.location.line == 5 and '"[" must be quoted' in p.hint
+
+
+CLAIM = """\
+claims:
+  - id: gate
+    statement: {{en: "s", zh: "述"}}
+    status: {status}
+    about: [lib-s]
+    evidence:
+{evidence}
+"""
+PIN = "example/hccl@0123456789abcdef0123456789abcdef01234567:docs/cores.md#L3-L5"
+
+
+@pytest.mark.parametrize("status, evidence, ok", [
+    ("confirmed", [("url", "second-hand")], False),
+    ("confirmed", [("url", "derived"), ("pin", "second-hand")], False),
+    ("confirmed", [("pin", "derived"), ("url", "second-hand")], False),
+    ("confirmed", [("pin", "derived"), ("pin", "derived")], True),
+    ("confirmed", [("url", "second-hand"), ("pin", "read-in-source")], True),
+    ("hypothesis", [("url", "second-hand")], True),
+    ("refuted", [("url", "unverified")], True),
+])
+def test_claim_status_follows_evidence(mini, status, evidence, ok):
+    items = "\n".join(
+        f"      - {{{kind}: {PIN if kind == 'pin' else 'https://example.org/e'}, confidence: {conf}}}"
+        for kind, conf in evidence)
+    write(mini / "claims" / "gate.yaml", CLAIM.format(status=status, evidence=items))
+    hits = [p for p in problems(mini) if p.code == "status-exceeds-evidence"]
+    if ok:
+        assert hits == []
+    else:
+        assert len(hits) == 1 and hits[0].is_error
+        assert hits[0].location.file.endswith("claims/gate.yaml") and hits[0].location.line == 2
+        assert 'claim "gate" is confirmed but no evidence item was read in source' in hits[0].message
