@@ -36,6 +36,25 @@ SEED_TERMS_ZH = [
 ]
 
 
+# The everyday words of the seed's ten pages that are not bold in READING.md, with the card each must open.
+EVERYDAY_WORDS = {
+    "collective communication": "collective-communication", "集合通信": "collective-communication",
+    "point-to-point": "point-to-point", "单点通信": "point-to-point", "Put/Get": "put-get",
+    "原子操作": "atomics", "atomics": "atomics", "完成通知": "completion-notification",
+    "completion notification": "completion-notification", "AllReduce": "allreduce", "AllGather": "allgather",
+    "ReduceScatter": "reduce-scatter", "AlltoAllV": "all-to-all", "Broadcast": "broadcast",
+    "Ascend C": "ascend-c", "超节点": "super-node", "super node": "super-node", "编译开关": "build-flag",
+    "build flags": "build-flag", "字节带宽": "byte-bandwidth", "WQE 提交率": "wqe-submission-rate",
+    "P 维路由扫描": "route-scan", "拓扑扇出": "topology-fan-out", "最慢 rank 的尾延迟": "tail-latency",
+    "tail latency": "tail-latency", "SIMT 线程模型": "simt-on-aiv", "两层路由": "moe-distribute-dispatch-v2-layered",
+    "发送热路径": "send-hot-path", "槽位分配": "slot-allocation", "跨核协作": "cross-core-cooperation",
+    "远程写入": "put-get", "Full-Mesh 通信窗": "full-mesh-comm-window", "MoE": "mixture-of-experts",
+    "rank": "rank", "核函数": "device-kernel", "peer 调度": "moonep", "通信域": "communicator",
+    "计算网络": "compute-network", "输出重排": "receiver-layout", "接收端连续排布": "receiver-layout",
+    "NPU": "npu", "Host": "host-cpu", "Ascend C 参考实现": "deepep-moe-dis-dispatch-h", "token": "token",
+}
+
+
 @pytest.fixture(scope="module")
 def loaded():
     return check(load_data(DATA))
@@ -64,8 +83,14 @@ def test_seed_term_resolves(atlas, term):
     assert queries.find(atlas, term) is not None, f"`atlas query {term}` finds nothing"
 
 
+@pytest.mark.parametrize("word", sorted(EVERYDAY_WORDS))
+def test_everyday_word_opens_its_card(atlas, word):
+    hit = queries.find(atlas, word)
+    assert hit is not None and hit.id == EVERYDAY_WORDS[word], f"`atlas query {word}` opens {hit and hit.id}"
+
+
 def test_enough_content(atlas):
-    assert len(atlas.concepts) >= 115 and len(atlas.claims) >= 12 and len(atlas.flows) >= 7
+    assert len(atlas.concepts) >= 147 and len(atlas.claims) >= 12 and len(atlas.flows) >= 7
     assert {q.id for q in atlas.questions} == {"organize", "address", "submit", "move", "link", "peer"}
 
 
