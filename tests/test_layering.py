@@ -5,6 +5,7 @@ named in SIBLINGS with its reason. A new module must be added to the map.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "atlas"
@@ -47,6 +48,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@lru_cache(maxsize=None)
 def _exists(name: str) -> bool:
     base = PKG.joinpath(*name.split(".")) if name else PKG
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
@@ -80,6 +82,7 @@ def imports(path: Path, top_level_only: bool = False, package: str | None = None
                 yield "atlas." + (sub if _exists(sub) else base)
 
 
+@lru_cache(maxsize=None)
 def _entry(name: str):
     """(layer index, the map entry) of module `name`; the exact name wins over a subpackage."""
     found = None
