@@ -69,7 +69,7 @@ def export(fmt, output, to_endpoint, graph, data_dir):
         try:
             atomic_write(output, text)
         except OSError as exc:
-            raise AtlasError(f"cannot write the export: {exc.strerror or exc}", Location(output)) from None
+            raise AtlasError(f"cannot write the export: {exc}", Location(output)) from None
         click.echo(f"wrote {len(g)} triples to {output}", err=True)
     else:
         sys.stdout.write(text)
