@@ -1,20 +1,18 @@
 """The card store: every concept card precomputed when the index is built, so that
 `atlas query TERM` reads the small name index and one card instead of the whole atlas.
 
-It is a cache derived from the compiled index (same key: content hash + code stamp); when it is
+It is a cache derived from the compiled index (same key: content hash, folder and code); when it is
 missing it is written from the atlas, and a term it cannot resolve falls back to the full atlas
 (for suggestions).
 """
 from __future__ import annotations
 
 import marshal
-import os
 import re
 from pathlib import Path
 
-from . import queries
+from . import cache, queries
 from .index import load_keyed
-from .paths import cache_dir
 
 _SAFE = re.compile(r"^[a-z0-9-]+$")
 
@@ -40,10 +38,8 @@ class CardStore:
         return queries.find_id(n["ids"], n["name_index"], n["loose_index"], term)
 
     def card(self, ident: str, as_of: str | None = None) -> dict:
-        path = self.directory / f"{ident}.marshal"
-        try:
-            card = marshal.loads(path.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
+        card = cache.read(self.directory / f"{ident}.marshal")
+        if card is None:
             atlas = self.atlas()
             card = queries.card(atlas, atlas.concept(ident))
         if as_of:
@@ -58,14 +54,12 @@ def _write(directory: Path, atlas) -> dict:
         "loose_index": {k: sorted(v) for k, v in atlas.loose_index.items()},
         "questions": queries.questions_names(atlas),
     }
-    tmp = directory.with_name(f"{directory.name}.{os.getpid()}.tmp")
     try:
-        tmp.mkdir(parents=True, exist_ok=True)
-        for c in atlas.concepts:
-            if _SAFE.match(c.id):
-                (tmp / f"{c.id}.marshal").write_bytes(marshal.dumps(queries.card(atlas, c)))
-        (tmp / "names.marshal").write_bytes(marshal.dumps(names))
-        os.replace(tmp, directory)
+        with cache.atomic_dir(directory) as tmp:
+            for c in atlas.concepts:
+                if _SAFE.match(c.id):
+                    (tmp / f"{c.id}.marshal").write_bytes(marshal.dumps(queries.card(atlas, c)))
+            (tmp / "names.marshal").write_bytes(marshal.dumps(names))
     except OSError:
         pass  # read-only cache: the cards are recomputed from the atlas each time
     return names
@@ -73,10 +67,9 @@ def _write(directory: Path, atlas) -> dict:
 
 def open_store(data_dir=None) -> CardStore:
     materialise, key = load_keyed(data_dir, lazy=True)
-    directory = cache_dir() / f"cards-{key}"
-    try:
-        names = marshal.loads((directory / "names.marshal").read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
+    directory = cache.path("cards", key, "")
+    names = cache.read(directory / "names.marshal")
+    if names is None:
         atlas = materialise()
         names = _write(directory, atlas)
         store = CardStore(directory, names, lambda: atlas)

@@ -1,20 +1,18 @@
 """The compiled index: the validated atlas kept as a marshal file in the user's cache, so a query
 does not parse YAML. It is keyed by the data directory and invalidated by a content hash of every
-data file (a stat check of size and mtime skips the hashing when nothing was touched) and by the
-code that builds it.
+data file (a stat check of size and mtime skips the hashing when nothing was touched), by the
+folder's real path and by the package's code (see atlas.cache for the keys).
 """
 from __future__ import annotations
 
-import marshal
 import os
 from pathlib import Path
 
+from . import cache
+from .cache import crc
 from .errors import AtlasError, Location
 from .model import Atlas
-from .paths import PACKAGE_DIR, cache_dir, data_dir as resolve_data_dir
-
-FORMAT = 3
-_CODE = ("model.py", "loader.py", "checks.py", "index.py", "text.py")
+from .paths import data_dir as resolve_data_dir
 
 
 def _scan(root: Path) -> list[tuple[str, int, int]]:
@@ -38,66 +36,13 @@ def _scan(root: Path) -> list[tuple[str, int, int]]:
     return out
 
 
-def _code_stamp() -> list:
-    stamp = [FORMAT]
-    for name in _CODE:
-        try:
-            st = os.stat(PACKAGE_DIR / name)
-            stamp.append((name, st.st_size, st.st_mtime_ns))
-        except OSError:
-            stamp.append((name, 0, 0))
-    return stamp
-
-
-def _content_hash(root: Path, files) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    for rel, _, _ in files:
-        h.update(rel.encode())
-        h.update(b"\0")
-        h.update((root / rel).read_bytes())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def crc(text: str) -> str:
-    """A short stable key for cache file names."""
-    import zlib
-
-    return f"{zlib.crc32(text.encode()):08x}"
-
-
 def _head_file(root: Path) -> Path:
-    """Small per-data-directory file: code stamp, file stats and the content hash."""
-    return cache_dir() / f"index-{crc(str(root))}.head"
-
-
-def body_key(digest: str, code) -> str:
-    """Key of every cache derived from one content hash and one version of the code."""
-    return f"{digest[:24]}-{crc(repr(code))}"
+    """Small per-data-directory file: code key, file stats and the content hash."""
+    return cache.path("index", crc(str(root)), ".head")
 
 
 def _body_file(key: str) -> Path:
-    return cache_dir() / f"atlas-{key}.marshal"
-
-
-def _read_cache(path: Path):
-    try:
-        return marshal.loads(path.read_bytes())  # loads(bytes) is much faster than load(file)
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-
-
-def _write_cache(path: Path, payload) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            marshal.dump(payload, fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
+    return cache.path("atlas", key)
 
 
 def load_atlas(data_dir=None, *, use_cache: bool = True) -> Atlas:
@@ -115,35 +60,35 @@ def load_keyed(data_dir=None, *, use_cache: bool = True, lazy: bool = False):
         raise AtlasError("data directory does not exist", Location(str(root)),
                          "pass --data DIR or set ATLAS_DATA")
     files = _scan(root)
-    code = _code_stamp()
+    code = cache.code_key()
     head_file = _head_file(root)
-    head = _read_cache(head_file) if use_cache else None
+    head = cache.read(head_file) if use_cache else None
     digest = None
     if isinstance(head, dict) and head.get("code") == code and head.get("root") == str(root):
         if head.get("files") == files:
             digest = head["hash"]
         else:
-            fresh = _content_hash(root, files)
+            fresh = cache.digest_files(root, [f[0] for f in files])
             if fresh == head.get("hash"):
                 digest = fresh
-                _write_cache(head_file, dict(head, files=files))
+                cache.write(head_file, dict(head, files=files))
     if digest is not None:
-        key = body_key(digest, code)
+        key = cache.data_key(digest, root)
         body = _body_file(key)
         if body.is_file():
             def materialise():
-                plain = _read_cache(body)
+                plain = cache.read(body)
                 if plain is None:  # vanished or damaged meanwhile: rebuild
                     return _build(root)
                 return Atlas.from_plain(plain)
 
             return (materialise if lazy else materialise()), key
     atlas = _build(root)
-    digest = digest or _content_hash(root, files)
-    key = body_key(digest, code)
+    digest = digest or cache.digest_files(root, [f[0] for f in files])
+    key = cache.data_key(digest, root)
     if use_cache:
-        _write_cache(_body_file(key), atlas.to_plain())
-        _write_cache(head_file, {"code": code, "root": str(root), "files": files, "hash": digest})
+        cache.write(_body_file(key), atlas.to_plain())
+        cache.write(head_file, {"code": code, "root": str(root), "files": files, "hash": digest})
     if lazy:
         return (lambda: atlas), key
     return atlas, key

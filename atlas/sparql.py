@@ -4,7 +4,6 @@ over a SPARQL 1.1 endpoint; plus loading the atlas into a server through the Gra
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -47,26 +46,16 @@ def with_prefixes(query: str) -> tuple[str, int]:
 
 
 def nt_cache(load, key: str, data_dir: Path) -> Path:
-    """The cached N-Triples export for data `key`; `load()` gives the atlas when it must be built."""
-    from .index import crc
-    from .paths import PACKAGE_DIR, cache_dir
+    """The cached N-Triples export for data `key` (which covers the code: rdf.py, vocab.py, ...)
+    and data/ontology.ttl; `load()` gives the atlas when it must be built."""
+    from . import cache
 
-    stamp = []
-    for f in (PACKAGE_DIR / "rdf.py", data_dir / "ontology.ttl"):
-        try:
-            st = f.stat()
-            stamp.append(f"{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            stamp.append("-")
-    path = cache_dir() / f"graph-{key}-{crc('|'.join(stamp))}.nt"
+    ontology = data_dir / "ontology.ttl"
+    path = cache.path("graph", f"{key}-{cache.file_crc(ontology)}", ".nt")
     if not path.is_file():
         from .rdf import build_graph, serialize
 
-        text = serialize(build_graph(load(), data_dir / "ontology.ttl"), "nt")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        cache.atomic_write(path, serialize(build_graph(load(), ontology), "nt"))
     return path
 
 

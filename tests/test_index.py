@@ -4,12 +4,13 @@ from __future__ import annotations
 import os
 
 from atlas import index
+from atlas.paths import cache_dir
 
 
 def test_cache_reused_and_invalidated(mini):
     first = index.load_atlas(mini)
     assert first.concept("bus-x").names.en == "Bus X"
-    cache_files = list(index.cache_dir().glob("atlas-*.marshal"))
+    cache_files = list(cache_dir().glob("atlas-*.marshal"))
     assert cache_files
     f = mini / "concepts" / "x" / "bus-x.yaml"
     f.write_text(f.read_text().replace("Bus X", "Bus Ten"), encoding="utf-8")
@@ -29,6 +30,6 @@ def test_touch_without_change_keeps_content_hash(mini, monkeypatch):
 
 def test_corrupt_cache_is_ignored(mini):
     index.load_atlas(mini)
-    for f in index.cache_dir().glob("atlas-*.marshal"):
+    for f in cache_dir().glob("atlas-*.marshal"):
         f.write_bytes(b"\x00garbage")
     assert index.load_atlas(mini).concept("lib-s").kind == "library"

@@ -1,54 +1,186 @@
-"""Import rules: data flows data/ -> loader -> model -> {queries, rdf, harvest, map} -> cli."""
+"""Import rules: every module of the package sits in one layer of LAYERS (drawn in
+docs/architecture.md) and imports only from lower layers, from its own subpackage, or along an edge
+named in SIBLINGS with its reason. A new module must be added to the map.
+"""
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "atlas"
 
-# module (relative to atlas/) -> atlas modules it must never import
-FORBIDDEN = {
-    "errors.py": {"model", "loader", "queries", "cli", "index", "harvest", "htmlmap", "rdf"},
-    "model.py": {"loader", "queries", "cli", "index", "harvest", "htmlmap", "rdf", "render"},
-    "text.py": {"model", "loader", "cli"},
-    "loader.py": {"queries", "cli", "harvest", "htmlmap", "rdf", "render"},
-    "queries.py": {"loader", "cli", "harvest", "htmlmap", "render"},
-    "render.py": {"loader", "cli", "harvest", "htmlmap"},
+# Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
+# subpackage with everything in it (its modules may import each other).
+LAYERS = [
+    ("base", ["errors", "text", "vocab", "paths", "output"]),
+    ("model", ["model"]),
+    ("read", ["loader", "checks"]),
+    ("store", ["cache", "index"]),
+    ("views", ["queries", "cards", "render", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
+    ("commands", ["cli.*"]),
+    ("entry", ["cli", "launch", "__main__", ""]),
+]
+
+# Edges inside one layer, each with its reason. Everything else in a layer is independent.
+SIBLINGS = {
+    ("checks", "loader"): "cross-record checks run on the loader's result",
+    ("index", "cache"): "the compiled index is stored through the cache module",
+    ("cards", "queries"): "the card store holds queries.card, precomputed",
+    ("sparql", "rdf"): "the embedded store loads the RDF export",
+    ("sparql", "render"): "SPARQL results print as render.table",
+    ("shacl", "rdf"): "SHACL validates the RDF export",
+    ("htmlmap.*", "queries"): "the site shows the same cards and answers as the terminal",
+    ("launch", "cli"): "the fast launcher hands every other command line to click",
+    ("__main__", "launch"): "`python -m atlas` is the console script",
 }
+# The views receive an Atlas from the command that loaded it: they never load one themselves.
+LOADING = {"loader", "checks", "index"}
+MAY_LOAD = {"cards": "the card store opens the compiled index that it is derived from"}
 EAGER_HEAVY = {"rdflib", "networkx", "pyvis", "git", "pyshacl", "pyoxigraph"}
 
 
-def imports(path: Path, top_level_only: bool = False):
+def module_name(path: Path) -> str:
+    """atlas/harvest/stamp.py -> "harvest.stamp"; atlas/cli/__init__.py -> "cli"; atlas/__init__.py -> ""."""
+    parts = list(path.relative_to(PKG).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@lru_cache(maxsize=None)
+def _exists(name: str) -> bool:
+    base = PKG.joinpath(*name.split(".")) if name else PKG
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def imports(path: Path, top_level_only: bool = False, package: str | None = None):
+    """What `path` imports: "atlas.<module>" for the package's own modules (every name of
+    `from . import a, b` counts), the top-level name for anything else. `package` is the
+    subpackage that relative imports start from (by default the file's own)."""
+    if package is None:
+        me = module_name(path)
+        package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level_only else ast.walk(tree)
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if node.level:
-                yield mod.split(".")[0] if mod else (node.names[0].name)
-            else:
-                yield mod.split(".")[0]
-        elif isinstance(node, ast.Import):
+    for node in (tree.body if top_level_only else ast.walk(tree)):
+        if isinstance(node, ast.Import):
             for alias in node.names:
-                yield alias.name.split(".")[0]
+                top = alias.name.split(".")[0]
+                yield "atlas." + alias.name[len("atlas."):] if top == "atlas" else top
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                up = package.split(".") if package else []
+                up = up[: len(up) - (node.level - 1)] if node.level > 1 else up
+                base = ".".join(up + ([node.module] if node.module else []))
+            elif (node.module or "").split(".")[0] == "atlas":
+                base = node.module[len("atlas."):] if "." in node.module else ""
+            else:
+                yield (node.module or "").split(".")[0]
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}" if base else alias.name
+                yield "atlas." + (sub if _exists(sub) else base)
 
 
-def test_forbidden_edges():
-    for name, banned in FORBIDDEN.items():
-        found = set(imports(PKG / name)) & banned
-        assert not found, f"atlas/{name} imports {found}"
+@lru_cache(maxsize=None)
+def _entry(name: str):
+    """(layer index, the map entry) of module `name`; the exact name wins over a subpackage."""
+    found = None
+    for i, (_, names) in enumerate(LAYERS):
+        for entry in names:
+            if entry == name:
+                return i, entry
+            if entry.endswith(".*") and (name == entry[:-2] or name.startswith(entry[:-1])):
+                found = found or (i, entry)
+    return found
+
+
+def _modules():
+    return sorted(PKG.rglob("*.py"))
+
+
+def test_every_module_is_in_the_layer_map():
+    missing = [f"atlas/{p.relative_to(PKG)} ({module_name(p) or 'atlas/__init__'})"
+               for p in _modules() if _entry(module_name(p)) is None]
+    assert not missing, (
+        f"not in the layer map: {', '.join(missing)}. Add each module's name to one layer of LAYERS in "
+        "tests/test_layering.py (docs/architecture.md says what each layer is for).")
+
+
+def test_the_layer_map_names_only_real_modules():
+    stale = [e for _, names in LAYERS for e in names if not _exists(e.removesuffix(".*"))]
+    stale += [f"MAY_LOAD {m}" for m in MAY_LOAD if not _exists(m)]
+    stale += [f"SIBLINGS {a} -> {b}" for a, b in SIBLINGS
+              if not (_exists(a.removesuffix(".*")) and _exists(b.removesuffix(".*")))]
+    assert not stale, f"the layer map names modules that do not exist: {stale}"
+
+
+def _allowed(src: str, dst: str) -> bool:
+    (i, src_entry), (j, dst_entry) = _entry(src), _entry(dst)
+    if LAYERS[i][0] == "views" and dst_entry in LOADING and src_entry not in MAY_LOAD:
+        return False
+    if j < i or src_entry == dst_entry and src_entry.endswith(".*"):
+        return True
+    return (src_entry, dst_entry) in SIBLINGS
+
+
+def test_imports_follow_the_layers():
+    wrong = []
+    for path in _modules():
+        src = module_name(path)
+        if _entry(src) is None:
+            continue  # reported by test_every_module_is_in_the_layer_map
+        for target in set(imports(path)):
+            if not target.startswith("atlas."):
+                continue
+            dst = target[len("atlas."):]
+            if dst == src or _entry(dst) is None:
+                continue
+            if not _allowed(src, dst):
+                layer, below = LAYERS[_entry(src)[0]][0], [n for n, _ in LAYERS[:_entry(src)[0]]]
+                why = (f"layer {layer!r} may import only {', '.join(below) or 'nothing'} and its own "
+                       "subpackage")
+                if layer == "views" and _entry(dst)[1] in LOADING:
+                    why = "the views receive an Atlas and never load one (see MAY_LOAD)"
+                wrong.append(f"atlas/{path.relative_to(PKG)} imports atlas.{dst or '__init__'} "
+                             f"(layer {LAYERS[_entry(dst)[0]][0]!r}): {why}")
+    assert not wrong, "\n".join(wrong) + (
+        "\nMove the shared code down a layer, or, if the edge is meant, add it to SIBLINGS with its reason.")
+
+
+def test_imports_read_every_name_of_a_from_import(tmp_path):
+    """`from . import a, b` imports a and b; `from .x import y` imports x unless y is a module."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("from . import cache, queries\nfrom ..harvest import stamp, locate\n"
+                     "from ..index import load_keyed\nfrom .. import text\nimport atlas.vocab\nimport yaml\n"
+                     "def f():\n    from ..htmlmap.layout import x\n", encoding="utf-8")
+    assert set(imports(probe, package="cli")) == {
+        "atlas.cli", "atlas.harvest.stamp", "atlas.harvest.locate", "atlas.index", "atlas.text",
+        "atlas.vocab", "yaml", "atlas.htmlmap.layout"}  # cli has no cache or queries: the package
+    assert set(imports(probe, package="")) >= {"atlas.cache", "atlas.queries"}
+    assert "atlas.htmlmap.layout" not in set(imports(probe, top_level_only=True, package="cli"))
+
+
+def test_forbidden_edges_would_be_reported():
+    assert not _allowed("harvest.stamp", "index")
+    assert not _allowed("model", "loader")
+    assert not _allowed("queries", "rdf")
+    assert not _allowed("errors", "cli")
+    assert _allowed("harvest.stamp", "cache") and _allowed("harvest.run", "harvest.locate")
+    assert _allowed("cli.query", "cards") and not _allowed("queries", "cli.query")
 
 
 def test_query_path_has_no_heavy_top_level_imports():
     for rel in ("cli/__init__.py", "cli/common.py", "cli/query.py", "queries.py", "render.py",
-                "model.py", "index.py", "text.py", "errors.py", "paths.py"):
+                "model.py", "index.py", "cache.py", "text.py", "errors.py", "paths.py"):
         heavy = set(imports(PKG / rel, top_level_only=True)) & (EAGER_HEAVY | {"yaml"})
         assert not heavy, f"atlas/{rel} imports {heavy} at start-up"
 
 
 def test_fast_launcher_never_imports_click():
     """The console script answers `atlas query TERM` without click: keep it (and what it uses) free of it."""
-    for rel in ("launch.py", "cards.py", "output.py", "index.py", "queries.py", "render.py", "model.py"):
+    for rel in ("launch.py", "cards.py", "cache.py", "output.py", "index.py", "queries.py", "render.py",
+                "model.py"):
         found = set(imports(PKG / rel)) & {"click", "yaml"} | (
             set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
         assert not found, f"atlas/{rel} imports {found}"

@@ -51,8 +51,6 @@ def export(fmt, output, to_endpoint, graph, data_dir):
       atlas export --format ttl -o atlas.ttl
       atlas export --to-endpoint http://127.0.0.1:7878/store
     """
-    import os
-
     from ..index import load_atlas
     from ..rdf import build_graph, serialize
 
@@ -66,10 +64,12 @@ def export(fmt, output, to_endpoint, graph, data_dir):
         return
     text = serialize(g, fmt)
     if output:
-        tmp = f"{output}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, output)
+        from ..cache import atomic_write
+
+        try:
+            atomic_write(output, text)
+        except OSError as exc:
+            raise AtlasError(f"cannot write the export: {exc}", Location(output)) from None
         click.echo(f"wrote {len(g)} triples to {output}", err=True)
     else:
         sys.stdout.write(text)

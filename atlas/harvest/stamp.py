@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from ..errors import AtlasError
-from ..index import crc
+from ..cache import crc
 from ..paths import cache_dir
 from . import locate
 from .report import RefreshReport, RepoRow
