@@ -25,7 +25,7 @@ def _evidence(items: list[dict]) -> list[str]:
     return out
 
 
-def card(c: dict, questions: dict) -> str:
+def _head(c: dict) -> list[str]:
     names = c["names"]
     lines = [f"# {names['en']}" + (f" · {names['zh']}" if names.get("zh") else ""), "",
              f"id `{c['id']}` · kind **{c['kind']}** · lifecycle **{c['lifecycle']['status']}**"]
@@ -38,15 +38,19 @@ def card(c: dict, questions: dict) -> str:
     if c.get("as_of"):
         vis = {True: "visible", False: "not yet visible", None: "undated"}[c["as_of"]["visible"]]
         lines.append(f"as of {c['as_of']['date']}: {vis}")
-    lines += ["", "## Answers to the six questions"]
-    if c["answers"]:
-        for q in QUESTION_IDS:
-            if q in c["answers"]:
-                lines.append(f"- **{_both(questions[q])}** {_both(c['answers'][q])}")
-    else:
-        lines.append("(answers none of the six questions)")
-    for key, title in (("beginner", "For a newcomer · 小白版"), ("professional", "For a professional · 专业版")):
-        lines += ["", f"## {title}", c[key].get("en", ""), "", c[key].get("zh", "")]
+    return lines
+
+
+def _answers(c: dict, questions: dict) -> list[str]:
+    lines = ["", "## Answers to the six questions"]
+    if not c["answers"]:
+        return lines + ["(answers none of the six questions)"]
+    return lines + [f"- **{_both(questions[q])}** {_both(c['answers'][q])}"
+                    for q in QUESTION_IDS if q in c["answers"]]
+
+
+def _links(c: dict) -> list[str]:
+    lines = []
     if c["hardware"]:
         lines += ["", "## Hardware", ", ".join(c["hardware"])]
         if _both(c["hardware_note"]):
@@ -60,12 +64,24 @@ def card(c: dict, questions: dict) -> str:
         lines += [f"- [{cl['status']}] `{cl['id']}`: {_both(cl['statement'])}" for cl in c["claims"]]
     if c["flows"]:
         lines += ["", "## Flows", ", ".join(f"`{f['id']}`" for f in c["flows"])]
-    lines += ["", "## Evidence", *_evidence(c["evidence"])]
-    if c["history"]:
-        lines += ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
-        for h in c["history"]:
-            when = f"{h['date']} `{h['sha'][:12]}` {h['precision']}" if h["found"] else "not seen"
-            lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`)")
+    return lines
+
+
+def _history(c: dict) -> list[str]:
+    if not c["history"]:
+        return []
+    lines = ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
+    for h in c["history"]:
+        when = f"{h['date']} `{h['sha'][:12]}` {h['precision']}" if h["found"] else "not seen"
+        lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`)")
+    return lines
+
+
+def card(c: dict, questions: dict) -> str:
+    lines = _head(c) + _answers(c, questions)
+    for key, title in (("beginner", "For a newcomer · 小白版"), ("professional", "For a professional · 专业版")):
+        lines += ["", f"## {title}", c[key].get("en", ""), "", c[key].get("zh", "")]
+    lines += _links(c) + ["", "## Evidence", *_evidence(c["evidence"])] + _history(c)
     return "\n".join(lines) + "\n"
 
 

@@ -167,19 +167,41 @@ def error_text(exc: AtlasError) -> str:
     return text
 
 
+class _Args:
+    """Annotated parameter types the SDK turns into input schemas with descriptions."""
+
+    def __init__(self):
+        from typing import Annotated
+
+        from pydantic import Field
+
+        self.Annotated, self.Field = Annotated, Field
+        self.term = Annotated[str, Field(description="A concept id, an English or Chinese name or alias "
+                                                     "(e.g. hccs, 直驱, 'AIV direct drive').")]
+        self.lang = Annotated[str, Field(description="en, zh or all (default): which language's text to "
+                                                     "keep in bilingual fields.")]
+        self.as_of = Annotated[str | None, Field(description="YYYY-MM-DD: mark whether the concept was "
+                                                             "already visible in a public repository then.")]
+
+    def text(self, description: str, optional: bool = False):
+        kind = str | None if optional else str
+        return self.Annotated[kind, self.Field(description=description)]
+
+
 def build_server(data_dir=None):
     """The MCP server object (needs the `mcp` extra)."""
-    from typing import Annotated
+    from importlib.metadata import PackageNotFoundError, version
 
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
-    from pydantic import Field
+    from mcp.server.mcpserver.exceptions import ToolError
 
-    from . import __version__
-
+    try:
+        release = version("ascend-atlas")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        release = "0"
     tools = AtlasTools(data_dir)
     server = MCPServer(name="ascend-atlas", title="Ascend communication atlas",
-                       instructions=INSTRUCTIONS, version=__version__)
+                       instructions=INSTRUCTIONS, version=release)
 
     def call(fn, *args):
         try:
@@ -187,23 +209,25 @@ def build_server(data_dir=None):
         except AtlasError as exc:
             raise ToolError(error_text(exc)) from None
 
-    Term = Annotated[str, Field(description="A concept id, an English or Chinese name or alias "
-                                            "(e.g. hccs, 直驱, 'AIV direct drive').")]
-    Lang = Annotated[str, Field(description="en, zh or all (default): which language's text to "
-                                            "keep in bilingual fields.")]
-    AsOf = Annotated[str | None, Field(description="YYYY-MM-DD: mark whether the concept was "
-                                                   "already visible in a public repository then.")]
+    a = _Args()
+    _lookup_tools(server, tools, call, a)
+    _more_tools(server, tools, call, a)
+    _resources_and_prompt(server, tools, a)
+    return server
+
+
+def _lookup_tools(server, tools: AtlasTools, call, args: _Args) -> None:
+    Annotated, Field = args.Annotated, args.Field
 
     @server.tool(structured_output=False)
-    def search(text: Annotated[str, Field(description="Words in English or Chinese, e.g. "
-                                                      "'collective communication' or 单点通信.")],
-               lang: Lang = "all",
+    def search(text: args.text("Words in English or Chinese, e.g. 'collective communication' or 单点通信."),
+               lang: args.lang = "all",
                limit: Annotated[int, Field(description="At most this many hits (1-100).")] = 10) -> str:
         """Ranked search over the atlas. Use it first when the user's words are not an exact id."""
         return call(tools.search, text, lang, limit)
 
     @server.tool(structured_output=False)
-    def card(term: Term, lang: Lang = "all", as_of: AsOf = None) -> str:
+    def card(term: args.term, lang: args.lang = "all", as_of: args.as_of = None) -> str:
         """A concept's full card: answers to the six questions, beginner and professional
         explanations, relations, claims, flows, evidence pins with confidence, and history."""
         return call(tools.card, term, lang, as_of)
@@ -214,46 +238,52 @@ def build_server(data_dir=None):
         return call(tools.compare, terms)
 
     @server.tool(structured_output=False)
-    def related(term: Term,
-                relation: Annotated[str | None, Field(description="Only this relation type, from "
-                                                                  "either side (uses, used-by, carries ...).")] = None,
+    def related(term: args.term,
+                relation: args.text("Only this relation type, from either side (uses, used-by, carries ...).",
+                                 optional=True) = None,
                 depth: Annotated[int, Field(description="Hops to follow, 1-10.")] = 1) -> str:
         """Concepts related to a concept, in both directions."""
         return call(tools.related, term, relation, depth)
 
     @server.tool(structured_output=False)
-    def path(a: Term, b: Term) -> str:
+    def path(a: Annotated[str, Field(description="The concept to start from.")],
+             b: Annotated[str, Field(description="The concept to reach.")]) -> str:
         """The shortest typed chain of relations between two concepts."""
         return call(tools.path, a, b)
 
+
+def _more_tools(server, tools: AtlasTools, call, a: _Args) -> None:
     @server.tool(structured_output=False)
-    def claims(topic: Annotated[str | None, Field(description="A concept the claims are about "
-                                                              "(omit for all claims).")] = None,
-               status: Annotated[str | None, Field(description="Only claims with this status "
-                                                               "(confirmed, refuted, hypothesis, ...).")] = None) -> str:
+    def claims(topic: a.text("A concept, or words, the claims are about (omit for all claims).",
+                             optional=True) = None,
+               status: a.text("Only claims with this status (confirmed, refuted, open, hypothesis ...).",
+                              optional=True) = None) -> str:
         """The seed's conclusions as claims, each with a status and its evidence."""
         return call(tools.claims, topic, status)
 
     @server.tool(structured_output=False)
-    def flow(name: Annotated[str, Field(description="A flow id (atlas flow lists them).")]) -> str:
+    def flow(name: a.text("A flow id, title or unique prefix (atlas flow lists them).")) -> str:
         """An execution path as ordered steps, each with its actor, concepts and source pin."""
         return call(tools.flow, name)
 
     @server.tool(structured_output=False)
-    def timeline(term: Annotated[str | None, Field(description="Only this concept or probe value.")] = None,
-                 repo: Annotated[str | None, Field(description="Only this repository, owner/name.")] = None,
-                 as_of: AsOf = None) -> str:
+    def timeline(term: a.text("Only this concept or probe value.", optional=True) = None,
+                 repo: a.text("Only this repository, owner/name.", optional=True) = None,
+                 as_of: a.as_of = None) -> str:
         """When each concept first became visible in a public repository (UTC day of the
         committer date; full timestamps kept), oldest first."""
         return call(tools.timeline, term, repo, as_of)
 
     @server.tool(structured_output=False)
-    def sparql(query: Annotated[str, Field(description="A read-only SPARQL 1.1 query (SELECT, ASK, "
-                                                       "CONSTRUCT, DESCRIBE); prefixes atlas: concept: "
-                                                       "question: claim: flow: repo: skos: prov: "
-                                                       "dcterms: doap: are predeclared.")]) -> str:
+    def sparql(query: a.text("A read-only SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE); "
+                             "prefixes atlas: concept: question: claim: flow: repo: skos: prov: "
+                             "dcterms: doap: are predeclared.")) -> str:
         """Run a read-only SPARQL query over the atlas's RDF; updates and SERVICE are refused."""
         return call(tools.sparql, query)
+
+
+def _resources_and_prompt(server, tools: AtlasTools, a: _Args) -> None:
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
     def resource(fn, ident):
         try:
@@ -277,11 +307,10 @@ def build_server(data_dir=None):
         return resource(tools.flow_markdown, ident)
 
     @server.prompt()
-    def explain(term: Annotated[str, Field(description="The concept to explain.")]) -> str:
+    def explain(term: a.text("The concept to explain.")) -> str:
         """Explain a concept from its atlas card, citing evidence pins."""
         try:
-            c = tools.concept(term)
-            text = tools.concept_markdown(c.id)
+            text = tools.concept_markdown(tools.concept(term).id)
         except AtlasError as exc:
             raise ToolError(error_text(exc)) from None
         return ("Explain the following concept from the Ascend communication atlas. Answer only "
@@ -289,8 +318,6 @@ def build_server(data_dir=None):
                 "explanation first and the professional one after, and cite each fact with its "
                 "evidence pin (owner/repo@sha:path#L...) and confidence; say so where the card "
                 "has no evidence.\n\n" + text)
-
-    return server
 
 
 def serve(data_dir=None) -> None:

@@ -17,8 +17,8 @@ LAYERS = [
     ("model", ["model"]),
     ("read", ["loader", "checks"]),
     ("store", ["cache", "index"]),
-    ("views", ["queries", "cards", "render", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
-    ("commands", ["cli.*"]),
+    ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
+    ("commands", ["cli.*", "mcpserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
@@ -31,6 +31,7 @@ SIBLINGS = {
     ("sparql", "render"): "SPARQL results print as render.table",
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("htmlmap.*", "queries"): "the site shows the same cards and answers as the terminal",
+    ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }

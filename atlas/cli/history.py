@@ -7,7 +7,7 @@ import sys
 import click
 
 from .. import queries, render
-from ..errors import AtlasError, Location
+
 from .common import common_options, emit, fail, get_atlas
 
 
