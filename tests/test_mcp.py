@@ -132,10 +132,23 @@ def session(tmp_path_factory):
     shutil.copytree(DATA, data)
     before = _digest(data)
     listener = Listener()
+    result: dict = {}
+
+    def run():  # a thread of its own: the browser tests' playwright loop may own this one
+        try:
+            result["out"] = anyio.run(_scenario, data, root / "cache", listener.port)
+        except BaseException as exc:  # re-raised below, in the test's thread
+            result["error"] = exc
+
     try:
-        out = anyio.run(_scenario, data, root / "cache", listener.port)
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join(timeout=300)
     finally:
         listener.close()
+    if "error" in result:
+        raise result["error"]
+    out = result["out"]
     out["data_unchanged"] = _digest(data) == before
     out["service_connections"] = listener.connections
     out["data"] = data
