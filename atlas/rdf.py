@@ -36,8 +36,8 @@ SCHEME_DESCRIPTION = Text(
        "证据钉到源码行，并记录每个概念首次可见的提交。")
 
 # The SKOS relation each atlas relation specialises (declared as rdfs:subPropertyOf in the ontology).
-# All are associative. part-of is a partitive hierarchy, but the data also links nine part/whole pairs
-# by uses, implements or replaces, and SKOS forbids skos:related between concepts joined by
+# All are associative. part-of is a partitive hierarchy, but the data also links wholes to their
+# (direct or indirect) parts by uses, implements or replaces, and SKOS forbids skos:related between concepts joined by
 # skos:broaderTransitive (integrity condition S27); so the SKOS hierarchy is the kinds (a concept is
 # skos:broader its kind), and part-of stays associative in SKOS terms.
 SKOS_OF = {rtype: SKOS.related for rtype in RELATION_TYPES}

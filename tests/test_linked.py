@@ -498,3 +498,20 @@ def test_export_jsonld_is_compacted_with_a_context(mini, tmp_path):
     g = Graph().parse(out, format="json-ld")
     nt = Graph().parse(data=run("export", "--data", str(mini), "--format", "nt"), format="nt")
     assert set(g) == set(nt)
+
+
+def test_readme_linked_data_examples_are_current(monkeypatch):
+    """Each `$ atlas ...` block in the README's linked-data section prints what the README shows."""
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Linked data"):]
+    section = section[: section.index("\n## ", 3)]
+    blocks = re.findall(r"```console\n\$ (atlas .*?)\n(.*?)```", section, re.S)
+    assert len(blocks) >= 4
+    monkeypatch.setenv("COLUMNS", "110")
+    for command, shown in blocks:
+        args = shlex.split(command)[1:]
+        result = CliRunner().invoke(cli, args, terminal_width=110)
+        assert result.exit_code == 0, result.output
+        assert result.output == shown, f"README is stale for: {command}\n{result.output}"
