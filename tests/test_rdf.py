@@ -87,6 +87,9 @@ def test_validate_runs_shacl(mini):
     (mini / "shapes.ttl").write_text(shapes)
     out = run("validate", "--data", str(mini), code=1)
     assert "error: sighting/" in out and "research cut-off" in out
+    # reported at the sighting's item in the timeline, not inside shapes.ttl
+    lines = [line for line in out.splitlines() if "error: sighting/" in line]
+    assert lines and all("timeline.yaml:" in line and "shapes.ttl" not in line for line in lines)
     run("validate", "--data", str(mini), "--no-shacl")
 
 
@@ -174,6 +177,10 @@ def test_real_oxigraph_server_answers_like_the_embedded_store(mini, oxigraph_ser
         remote = run("query", "--endpoint", oxigraph_server + "/query", "--sparql", q, "--results", "csv")
         local = run("query", "--data", str(mini), "--sparql", q, "--results", "csv")
         assert remote == local and len(local.splitlines()) > 1, q
+    q = "CONSTRUCT { ?x atlas:carries ?y } WHERE { ?x atlas:carries ?y }"
+    remote = run("query", "--endpoint", oxigraph_server + "/query", "--sparql", q, "--format", "json")
+    local = run("query", "--data", str(mini), "--sparql", q, "--format", "json")
+    assert remote == local and json.loads(local)["@graph"]
     # loading again replaces rather than duplicates
     run("export", "--data", str(mini), "--to-endpoint", oxigraph_server + "/store")
     count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
