@@ -16,7 +16,7 @@ from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from .errors import Location
-from .model import KINDS, RELATION_TYPES, SYMMETRIC, Atlas, Evidence, Repository, Text, utc_day
+from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
 from .vocab import BASE, PREFIXES, SCHEME
 
 ATLAS = Namespace(BASE + "ontology#")
@@ -28,18 +28,19 @@ SCHEME_IRI = URIRef(SCHEME)
 SCHEME_TITLE = Text(en="Ascend communication atlas", zh="昇腾通信图谱")
 SCHEME_DESCRIPTION = Text(
     en="How data moves between Huawei Ascend NPUs: libraries, APIs, protocols, hardware, links and "
-       "engines, each answering some of six questions (how work is organised, how memory is "
-       "addressed, how work is submitted, what moves the data, what links the chips, who the peer is), "
-       "with evidence pinned to source lines and the commit where each first became visible.",
-    zh="数据如何在华为昇腾 NPU 之间流动：库、接口、协议、硬件、链路与引擎，各自回答六个问题中的若干个"
-       "（工作如何组织、内存如何寻址、任务如何提交、由谁搬运数据、芯片之间由什么连接、对端是谁），"
+       "engines, each read against six questions (who organises the communication, who establishes "
+       "the addresses, who submits the tasks, who moves the data, which physical link the data takes, "
+       "whether the peer participates), with evidence pinned to source lines and the commit where "
+       "each first became visible.",
+    zh="数据如何在华为昇腾 NPU 之间流动：库、接口、协议、硬件、链路与引擎，逐一对照六个问题"
+       "（谁组织通信、谁建立地址、谁提交任务、谁搬数据、数据走哪条物理链路、对端是否参与），"
        "证据钉到源码行，并记录每个概念首次可见的提交。")
 
 # The SKOS relation each atlas relation specialises (declared as rdfs:subPropertyOf in the ontology).
 # All are associative. part-of is a partitive hierarchy, but the data also links wholes to their
-# (direct or indirect) parts by uses, implements or replaces, and SKOS forbids skos:related between concepts joined by
-# skos:broaderTransitive (integrity condition S27); so the SKOS hierarchy is the kinds (a concept is
-# skos:broader its kind), and part-of stays associative in SKOS terms.
+# (direct or indirect) parts by uses, implements or replaces, and SKOS forbids skos:related between
+# concepts joined by skos:broaderTransitive (integrity condition S27); so the SKOS hierarchy is the
+# kinds (a concept is skos:broader its kind), and part-of stays associative in SKOS terms.
 SKOS_OF = {rtype: SKOS.related for rtype in RELATION_TYPES}
 
 

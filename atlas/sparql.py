@@ -78,8 +78,8 @@ def _syntax_error(exc: Exception, offset: int, where: str) -> AtlasError:
     if len(msg) > 160:
         msg = msg[:157] + "..."
     return AtlasError(f"malformed SPARQL: {msg}", Location(where, line, col),
-                      "check the query's syntax (PREFIXes for atlas:, concept:, skos:, prov:, dcterms:, doap: ... are "
-                      "always added for you)")
+                      "check the query's syntax (PREFIXes for atlas:, concept:, skos:, prov:, dcterms:, "
+                      "doap: ... are always added for you)")
 
 
 def run_embedded(query: str, nt_path: Path, where: str = "query") -> dict:
@@ -180,9 +180,6 @@ def load_endpoint(nt_text: str, url: str, graph: str | None = None, timeout: flo
                                  headers={"Content-Type": "application/n-triples"})
     status, _ = _http(req, timeout)
     return status
-
-
-RESULT_FORMATS = ("table", "json", "csv", "tsv")
 
 
 def render(result: dict, fmt: str) -> str:

@@ -16,10 +16,10 @@ from hypothesis import given, settings, strategies as st
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD
 
-from atlas import queries, sparql
+from atlas import queries
 from atlas.cli import cli
 from atlas.index import load_atlas
-from atlas.model import KINDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept, Relation, Text, utc_day
+from atlas.model import KINDS, RELATION_TYPES, Atlas, Concept, Relation, Text, utc_day
 from atlas.rdf import (
     ATLAS, CONCEPT, SCHEME_IRI, build_graph, harvest_iri, inverse_property, kind_iri, relation_property,
     repo_iri, serialize,
