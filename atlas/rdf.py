@@ -153,8 +153,9 @@ def _stamp(iso: str) -> str:
 
 
 def harvest_iri(repo: str, harvested_at: str, head: str) -> URIRef:
-    """One refresh of one repository: named by the repository and the time it ended (or its head)."""
-    return ID[f"harvest/{repo_local(repo)}/{_stamp(harvested_at) or head or 'unknown'}"]
+    """One refresh of one repository, named by the repository and the time it ended (or its head):
+    `harvest:hicann.hccl-20261202T172118Z`, a prefixed name that works as typed in SPARQL."""
+    return ID[f"harvest/{repo_local(repo)}-{_stamp(harvested_at) or head or 'unknown'}"]
 
 
 def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
