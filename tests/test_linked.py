@@ -500,18 +500,12 @@ def test_export_jsonld_is_compacted_with_a_context(mini, tmp_path):
     assert set(g) == set(nt)
 
 
-def test_readme_linked_data_examples_are_current(monkeypatch):
+def test_readme_linked_data_examples_are_current():
     """Each `$ atlas ...` block in the README's linked-data section prints what the README shows."""
-    import shlex
+    import runpy
 
+    script = runpy.run_path(str(ROOT / "scripts" / "readme_linked.py"))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Linked data"):]
-    section = section[: section.index("\n## ", 3)]
-    blocks = re.findall(r"```console\n\$ (atlas .*?)\n(.*?)```", section, re.S)
-    assert len(blocks) >= 4
-    monkeypatch.setenv("COLUMNS", "110")
-    for command, shown in blocks:
-        args = shlex.split(command)[1:]
-        result = CliRunner().invoke(cli, args, terminal_width=110)
-        assert result.exit_code == 0, result.output
-        assert result.output == shown, f"README is stale for: {command}\n{result.output}"
+    start, end = script["_section"](readme)
+    assert len(script["BLOCK"].findall(readme[start:end])) >= 4
+    assert script["main"](["--check"]) == 0, "README linked-data examples are stale: run python scripts/readme_linked.py"
