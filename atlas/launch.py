@@ -87,7 +87,7 @@ def _write(out: str) -> None:
 
 def _fast_sparql(argv: list[str]) -> bool:
     """`atlas query --sparql Q [--results R] [--format F] [--data D]` over the embedded store."""
-    opts = _options(argv[1:], {"--sparql": None, "--results": ("table", "json", "csv"),
+    opts = _options(argv[1:], {"--sparql": None, "--results": ("table", "json", "csv", "tsv"),
                                "--format": ("text", "json"), "--data": None})
     if opts is None or "--sparql" not in opts:
         return False
@@ -103,7 +103,7 @@ def _fast_sparql(argv: list[str]) -> bool:
         out = sparql.render(sparql.run_embedded(opts["--sparql"], nt), results)
     except AtlasError:
         return False  # refused or malformed: the full CLI reports it with line and column
-    _write(out)
+    _write(out[:-1] if out.endswith("\n") else out)  # CSV / TSV bring their own line break (CRLF)
     return True
 
 

@@ -1,6 +1,10 @@
-"""The atlas as RDF (rdflib): SKOS concepts, PROV-O evidence, DCTERMS dates, DOAP repositories,
-plus the project ontology in data/ontology.ttl. Every node has a stable IRI under `BASE`; there are no
-blank nodes, so serialisations are deterministic.
+"""The atlas as RDF (rdflib): a SKOS concept scheme, PROV-O evidence and harvests, DCTERMS dates,
+DOAP repositories, plus the project ontology in data/ontology.ttl. Every node has a stable IRI under
+`BASE`; there are no blank nodes, so serialisations are deterministic.
+
+What the ontology entails for relations is written out: each relation triple comes with its inverse
+(or its mirror, for a symmetric relation) and with the SKOS triples its `rdfs:subPropertyOf` implies,
+so a store without a reasoner answers from either end and a plain SKOS tool sees the links.
 """
 from __future__ import annotations
 
@@ -11,15 +15,33 @@ from urllib.parse import quote
 from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from .model import Atlas, Evidence, Repository, Text
-
-from .vocab import BASE, PREFIXES
+from .errors import Location
+from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
+from .vocab import BASE, PREFIXES, SCHEME
 
 ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 CONCEPT = Namespace(BASE + "id/concept/")
 DOAP = Namespace("http://usefulinc.com/ns/doap#")
 GRAPH_IRI = BASE + "graph"
+SCHEME_IRI = URIRef(SCHEME)
+SCHEME_TITLE = Text(en="Ascend communication atlas", zh="昇腾通信图谱")
+SCHEME_DESCRIPTION = Text(
+    en="How data moves between Huawei Ascend NPUs: libraries, APIs, protocols, hardware, links and "
+       "engines, each read against six questions (who organises the communication, who establishes "
+       "the addresses, who submits the tasks, who moves the data, which physical link the data takes, "
+       "whether the peer participates), with evidence pinned to source lines and the commit where "
+       "each first became visible.",
+    zh="数据如何在华为昇腾 NPU 之间流动：库、接口、协议、硬件、链路与引擎，逐一对照六个问题"
+       "（谁组织通信、谁建立地址、谁提交任务、谁搬数据、数据走哪条物理链路、对端是否参与），"
+       "证据钉到源码行，并记录每个概念首次可见的提交。")
+
+# The SKOS relation each atlas relation specialises (declared as rdfs:subPropertyOf in the ontology).
+# All are associative. part-of is a partitive hierarchy, but the data also links wholes to their
+# (direct or indirect) parts by uses, implements or replaces, and SKOS forbids skos:related between
+# concepts joined by skos:broaderTransitive (integrity condition S27); so the SKOS hierarchy is the
+# kinds (a concept is skos:broader its kind), and part-of stays associative in SKOS terms.
+SKOS_OF = {rtype: SKOS.related for rtype in RELATION_TYPES}
 
 
 def kind_class(kind: str) -> URIRef:
@@ -33,6 +55,15 @@ def relation_property(rtype: str) -> URIRef:
 
 def concept_iri(ident: str) -> URIRef:
     return ID[f"concept/{ident}"]
+
+
+def kind_iri(kind: str) -> URIRef:
+    return ID[f"kind/{kind}"]
+
+
+def inverse_property(rtype: str) -> URIRef:
+    """The property read from the target's end: the inverse, or the same one when symmetric."""
+    return relation_property(RELATION_TYPES[rtype])
 
 
 def repo_local(ident: str) -> str:
@@ -67,8 +98,16 @@ def _digest(*parts: str) -> str:
     return hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:16]
 
 
-def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None) -> None:
+def _at(where: dict | None, node, loc: Location | None) -> None:
+    """Remember the data file and line a node comes from (the first one wins)."""
+    if where is not None and loc is not None and node not in where:
+        where[node] = loc
+
+
+def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None, where=None,
+              fallback: Location | None = None) -> None:
     node = ID[f"evidence/{_digest(ev.source, ev.supports.en, ev.supports.zh, ev.symbol)}"]
+    _at(where, node, ev.loc or fallback)
     g.add((subject, prop or ATLAS.evidence, node))
     g.add((node, RDF.type, PROV.Entity))
     g.add((node, PROV.hadPrimarySource, source_iri(ev, atlas)))
@@ -85,14 +124,16 @@ def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None) -> None:
         g.add((node, ATLAS.lineEnd, Literal(ev.pin.end)))
 
 
-def _repository(g: Graph, atlas: Atlas, r: Repository) -> None:
+def _repository(g: Graph, atlas: Atlas, r: Repository, where=None) -> None:
     node = repo_iri(r.id)
+    _at(where, node, r.loc)
     g.add((node, RDF.type, DOAP.Project))
     g.add((node, DOAP.name, Literal(r.id)))
     _texts(g, node, DOAP.description, r.purpose)
     g.add((node, ATLAS.status, Literal(r.status)))
     for i, url in enumerate(r.urls):
         git = ID[f"repo/{repo_local(r.id)}/git/{i}"]
+        _at(where, git, r.loc)
         g.add((node, DOAP.repository, git))
         g.add((git, RDF.type, DOAP.GitRepository))
         g.add((git, DOAP.location, URIRef(url)))
@@ -104,24 +145,111 @@ def _repository(g: Graph, atlas: Atlas, r: Repository) -> None:
         if hw != "any":
             g.add((node, ATLAS.hardware, concept_iri(hw)))
     for ev in r.evidence:
-        _evidence(g, atlas, node, ev)
+        _evidence(g, atlas, node, ev, where=where, fallback=r.loc)
 
 
-def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
+def _stamp(iso: str) -> str:
+    return "".join(ch for ch in iso if ch.isalnum())
+
+
+def harvest_iri(repo: str, harvested_at: str, head: str) -> URIRef:
+    """One refresh of one repository, named by the repository and the time it ended (or its head):
+    `harvest:hicann.hccl-20261202T172118Z`, a prefixed name that works as typed in SPARQL."""
+    return ID[f"harvest/{repo_local(repo)}-{_stamp(harvested_at) or head or 'unknown'}"]
+
+
+def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
+    """Each refresh of a repository as a prov:Activity; returns (repo, harvested_at) and (repo, head)
+    -> activity, for linking the sightings it generated."""
+    acts: dict = {}
+    for h in atlas.harvests:
+        node = harvest_iri(h.repo, h.harvested_at, h.head)
+        _at(where, node, h.loc)
+        acts.setdefault((h.repo, h.harvested_at), node)
+        acts.setdefault((h.repo, "@" + h.head), node)
+        g.add((node, RDF.type, PROV.Activity))
+        g.add((node, RDF.type, ATLAS.Harvest))
+        g.add((node, ATLAS.repository, repo_iri(h.repo)))
+        if h.harvested_at:
+            # the harvester stamps a repository when its scan is done: an end time, and the only one kept
+            g.add((node, PROV.endedAtTime, Literal(h.harvested_at, datatype=XSD.dateTime)))
+        if h.head:
+            g.add((node, PROV.used, _revision(g, h.repo, h.head, where, h.loc)))
+        if h.branch:
+            g.add((node, ATLAS.branch, Literal(h.branch)))
+        if h.cutoff:
+            g.add((node, ATLAS.cutoff, Literal(h.cutoff, datatype=XSD.date)))
+        if h.cutoff_head:
+            g.add((node, ATLAS.cutoffHead, Literal(h.cutoff_head)))
+        g.add((node, ATLAS.mainlineCommits, Literal(h.commits)))
+        g.add((node, ATLAS.shallow, Literal(h.shallow)))
+        for path in h.skipped_paths:
+            g.add((node, ATLAS.skippedPath, Literal(path)))
+    return acts
+
+
+def _revision(g: Graph, repo: str, sha: str, where, loc) -> URIRef:
+    """The repository at one commit: what a harvest read."""
+    node = ID[f"repo/{repo_local(repo)}/commit/{sha}"]
+    _at(where, node, loc)
+    g.add((node, RDF.type, PROV.Entity))
+    g.add((node, RDF.type, ATLAS.Revision))
+    g.add((node, ATLAS.repository, repo_iri(repo)))
+    g.add((node, ATLAS.commit, Literal(sha)))
+    return node
+
+
+def _scheme(g: Graph, atlas: Atlas) -> None:
+    g.add((SCHEME_IRI, RDF.type, SKOS.ConceptScheme))
+    _texts(g, SCHEME_IRI, DCTERMS.title, SCHEME_TITLE)
+    _texts(g, SCHEME_IRI, SKOS.prefLabel, SCHEME_TITLE)
+    _texts(g, SCHEME_IRI, DCTERMS.description, SCHEME_DESCRIPTION)
+    # the data records no edit times; its newest timestamp is the latest harvest's
+    stamps = [h.harvested_at for h in atlas.harvests if h.harvested_at]
+    stamps += [s.harvested_at for s in atlas.sightings if s.harvested_at]
+    if stamps:
+        g.add((SCHEME_IRI, DCTERMS.modified, Literal(max(stamps), datatype=XSD.dateTime)))
+    for kind in KINDS:
+        node = kind_iri(kind)
+        g.add((node, RDF.type, SKOS.Concept))
+        g.add((node, RDF.type, ATLAS.Kind))
+        g.add((node, DCTERMS.identifier, Literal(kind)))
+        g.add((node, SKOS.inScheme, SCHEME_IRI))
+        g.add((node, SKOS.topConceptOf, SCHEME_IRI))
+        g.add((SCHEME_IRI, SKOS.hasTopConcept, node))
+        # the kind's labels and comment are the ontology's, for its class
+        cls = kind_class(kind)
+        labels = [o for o in g.objects(cls, RDFS.label) if getattr(o, "language", None) in ("en", "zh")]
+        for o in labels or [Literal(kind, lang="en")]:
+            g.add((node, SKOS.prefLabel, o))
+        for o in g.objects(cls, RDFS.comment):
+            g.add((node, SKOS.definition, o))
+        g.add((node, RDFS.seeAlso, cls))
+
+
+def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None = None) -> Graph:
+    """The atlas as one graph. With `where` (a dict), also record node -> data Location."""
     g = Graph()
     for prefix, ns in PREFIXES.items():
         g.bind(prefix, ns)
     if ontology is not None and ontology.is_file():
         g.parse(ontology, format="turtle")
+    _scheme(g, atlas)
     for q in atlas.questions:
         node = ID[f"question/{q.id}"]
+        _at(where, node, q.loc)
         g.add((node, RDF.type, ATLAS.Question))
+        g.add((node, DCTERMS.identifier, Literal(q.id)))
         _texts(g, node, SKOS.prefLabel, q.names)
         _texts(g, node, SKOS.definition, q.explanation)
     for c in atlas.concepts:
         node = concept_iri(c.id)
+        _at(where, node, c.loc)
         g.add((node, RDF.type, SKOS.Concept))
         g.add((node, RDF.type, kind_class(c.kind)))
+        g.add((node, SKOS.inScheme, SCHEME_IRI))
+        g.add((node, SKOS.broader, kind_iri(c.kind)))
+        g.add((kind_iri(c.kind), SKOS.narrower, node))
         g.add((node, DCTERMS.identifier, Literal(c.id)))
         _texts(g, node, SKOS.prefLabel, c.names)
         for lang, aliases in c.aliases.items():
@@ -132,6 +260,7 @@ def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
         for qid, answer in c.answers.items():
             q = ID[f"question/{qid}"]
             a = ID[f"concept/{c.id}/answer/{qid}"]
+            _at(where, a, c.loc)
             g.add((node, ATLAS.answersQuestion, q))
             g.add((node, ATLAS.answer, a))
             g.add((a, RDF.type, ATLAS.Answer))
@@ -144,13 +273,18 @@ def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
         g.add((node, ATLAS.lifecycle, Literal(c.lifecycle.status)))
         _texts(g, node, ATLAS.lifecycleNote, c.lifecycle.note)
         for r in c.relations:
-            g.add((concept_iri(r.source), relation_property(r.type), concept_iri(r.target)))
+            s, t = concept_iri(r.source), concept_iri(r.target)
+            g.add((s, relation_property(r.type), t))
+            g.add((t, inverse_property(r.type), s))
+            g.add((s, SKOS_OF[r.type], t))
+            g.add((t, SKOS_OF[r.type], s))  # skos:related is symmetric
         for ev in c.evidence:
-            _evidence(g, atlas, node, ev)
+            _evidence(g, atlas, node, ev, where=where, fallback=c.loc)
         for p in c.probes:
             g.add((node, ATLAS.probe, Literal(f"{p.repo} {p.method}:{p.value}")))
     for cl in atlas.claims:
         node = ID[f"claim/{cl.id}"]
+        _at(where, node, cl.loc)
         g.add((node, RDF.type, ATLAS.Claim))
         g.add((node, DCTERMS.identifier, Literal(cl.id)))
         _texts(g, node, ATLAS.statement, cl.statement)
@@ -159,17 +293,19 @@ def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
         for ident in cl.about:
             g.add((node, DCTERMS.subject, concept_iri(ident)))
         for ev in cl.evidence:
-            _evidence(g, atlas, node, ev)
+            _evidence(g, atlas, node, ev, where=where, fallback=cl.loc)
     for f in atlas.flows:
         node = ID[f"flow/{f.id}"]
+        _at(where, node, f.loc)
         g.add((node, RDF.type, ATLAS.Flow))
         g.add((node, DCTERMS.identifier, Literal(f.id)))
         _texts(g, node, DCTERMS.title, f.title)
         _texts(g, node, DCTERMS.description, f.summary)
         for ev in f.evidence:
-            _evidence(g, atlas, node, ev)
+            _evidence(g, atlas, node, ev, where=where, fallback=f.loc)
         for i, s in enumerate(f.ordered_steps(), 1):
             step = ID[f"flow/{f.id}/step/{s.id}"]
+            _at(where, step, s.loc or f.loc)
             g.add((node, ATLAS.step, step))
             g.add((step, RDF.type, ATLAS.FlowStep))
             g.add((step, ATLAS.order, Literal(i)))
@@ -178,15 +314,18 @@ def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
             for ident in s.concepts:
                 g.add((step, ATLAS.touches, concept_iri(ident)))
             if s.source:
-                _evidence(g, atlas, step, s.source, ATLAS.source)
+                _evidence(g, atlas, step, s.source, ATLAS.source, where=where, fallback=s.loc)
         for e in f.edges:
             g.add((ID[f"flow/{f.id}/step/{e.source}"], ATLAS[e.type + "To"],
                    ID[f"flow/{f.id}/step/{e.target}"]))
     for r in atlas.repositories:
-        _repository(g, atlas, r)
+        _repository(g, atlas, r, where)
+    acts = _harvests(g, atlas, where)
     for s in atlas.sightings:
         node = ID[f"sighting/{s.concept}/{_digest(s.repo, s.method, s.value)}"]
+        _at(where, node, s.loc)
         g.add((node, RDF.type, ATLAS.Sighting))
+        g.add((node, RDF.type, PROV.Entity))
         g.add((node, ATLAS.concept, concept_iri(s.concept)))
         g.add((node, ATLAS.repository, repo_iri(s.repo)))
         g.add((node, ATLAS.method, Literal(s.method)))
@@ -194,7 +333,7 @@ def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
         g.add((node, ATLAS.found, Literal(s.found)))
         g.add((node, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))
         if s.found:
-            g.add((node, DCTERMS.date, Literal(s.committer_date[:10], datatype=XSD.date)))
+            g.add((node, DCTERMS.date, Literal(utc_day(s.committer_date), datatype=XSD.date)))
             g.add((node, ATLAS.committerDate, Literal(s.committer_date, datatype=XSD.dateTime)))
             if s.author_date:
                 g.add((node, ATLAS.authorDate, Literal(s.author_date, datatype=XSD.dateTime)))
@@ -202,8 +341,28 @@ def build_graph(atlas: Atlas, ontology: Path | None = None) -> Graph:
             g.add((node, ATLAS.precision, Literal(s.precision)))
             if s.introduced:
                 g.add((node, ATLAS.introducedBy, Literal(s.introduced)))
+            if s.introduced_date:
+                g.add((node, ATLAS.introducedDate, Literal(s.introduced_date, datatype=XSD.dateTime)))
         if s.head:
             g.add((node, ATLAS.harvestedHead, Literal(s.head)))
+        act = acts.get((s.repo, s.harvested_at)) if s.harvested_at else None
+        act = act or acts.get((s.repo, "@" + s.head))
+        if act is None and (s.harvested_at or s.head):  # a sighting whose refresh has no row: name it
+            act = harvest_iri(s.repo, s.harvested_at, s.head)
+            acts[(s.repo, s.harvested_at or "@" + s.head)] = act
+            _at(where, act, s.loc)
+            g.add((act, RDF.type, PROV.Activity))
+            g.add((act, RDF.type, ATLAS.Harvest))
+            g.add((act, ATLAS.repository, repo_iri(s.repo)))
+            if s.harvested_at:
+                g.add((act, PROV.endedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
+            if s.head:
+                g.add((act, PROV.used, _revision(g, s.repo, s.head, where, s.loc)))
+            g.add((act, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))
+        if act is not None:
+            g.add((node, PROV.wasGeneratedBy, act))
+        if s.harvested_at:
+            g.add((node, PROV.generatedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
     return g
 
 
@@ -215,19 +374,33 @@ def serialize(g: Graph, fmt: str) -> str:
     if fmt == "ttl":
         return g.serialize(format="turtle")
     if fmt == "jsonld":
-        import json
-
-        doc = json.loads(g.serialize(format="json-ld"))
-        nodes = doc if isinstance(doc, list) else doc.get("@graph", [doc])
-
-        def norm(value):
-            if isinstance(value, list):
-                items = [norm(v) for v in value]
-                return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
-            if isinstance(value, dict):
-                return {k: norm(v) for k, v in value.items()}
-            return value
-
-        nodes = sorted((norm(n) for n in nodes), key=lambda n: n.get("@id", ""))
-        return json.dumps(nodes, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        return jsonld(g)
     raise ValueError(fmt)
+
+
+def jsonld(g: Graph) -> str:
+    """Compacted JSON-LD: one `@context` holding the atlas's prefixes (so `concept:hccs`,
+    `skos:prefLabel` work as short names), nodes sorted by `@id`, values sorted."""
+    import json
+
+    context = dict(sorted(PREFIXES.items()))
+    doc = json.loads(g.serialize(format="json-ld", context=context, auto_compact=True))
+    if isinstance(doc, list):
+        nodes = doc
+    else:
+        doc.pop("@context", None)
+        nodes = doc.pop("@graph", None)
+        if nodes is None:
+            nodes = [doc] if doc else []
+
+    def norm(value):
+        if isinstance(value, list):
+            items = [norm(v) for v in value]
+            return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
+        if isinstance(value, dict):
+            return {k: norm(v) for k, v in value.items()}
+        return value
+
+    nodes = sorted((norm(n) for n in nodes), key=lambda n: n.get("@id", ""))
+    return json.dumps({"@context": context, "@graph": nodes}, ensure_ascii=False, indent=1,
+                      sort_keys=True) + "\n"

@@ -38,9 +38,8 @@ def guard(query: str, where: str = "query") -> None:
 
 
 def with_prefixes(query: str) -> tuple[str, int]:
-    """Prepend the atlas's standard prefixes unless the query declares its own."""
-    if re.search(r"(?im)^\s*(PREFIX|BASE)\b", _STRIP.sub(" ", query)):
-        return query, 0
+    """Prepend the atlas's standard prefixes, always: a query's own PREFIX lines come later and
+    win (redeclaring a prefix is legal SPARQL), and the others stay available."""
     block = _prefix_block()
     return block + query, block.count("\n")
 
@@ -68,7 +67,8 @@ def _syntax_error(exc: Exception, offset: int, where: str) -> AtlasError:
     if len(msg) > 160:
         msg = msg[:157] + "..."
     return AtlasError(f"malformed SPARQL: {msg}", Location(where, line, col),
-                      "check the query's syntax (PREFIXes for atlas:, skos:, prov:, dcterms:, doap: are added for you)")
+                      "check the query's syntax (PREFIXes for atlas:, concept:, skos:, prov:, dcterms:, "
+                      "doap: ... are always added for you)")
 
 
 def run_embedded(query: str, nt_path: Path, where: str = "query") -> dict:
@@ -172,27 +172,45 @@ def load_endpoint(nt_text: str, url: str, graph: str | None = None, timeout: flo
 
 
 def render(result: dict, fmt: str) -> str:
+    """Text for a result: `table` for people; `json` = SPARQL 1.1 Query Results JSON (SELECT, ASK)
+    or compacted JSON-LD (CONSTRUCT, DESCRIBE); `csv` / `tsv` = SPARQL 1.1 CSV / TSV results."""
     if result["type"] == "boolean":
         return json.dumps({"boolean": result["boolean"]}) if fmt == "json" else str(result["boolean"]).lower()
     if result["type"] == "graph":
+        if fmt == "json":
+            return graph_jsonld(result["triples"])
         return "\n".join(result["triples"])
     names, rows = result["vars"], result["rows"]
+    doc = {"head": {"vars": names}, "results": {"bindings": rows}}
     if fmt == "json":
-        return json.dumps({"head": {"vars": names}, "results": {"bindings": rows}},
-                          ensure_ascii=False, indent=2, sort_keys=True)
+        return json.dumps(doc, ensure_ascii=False, indent=2, sort_keys=True)
+    if fmt in ("csv", "tsv"):
+        return _csv_tsv(doc, fmt)
     cells = [[_show(r.get(n)) for n in names] for r in rows]
-    if fmt == "csv":
-        import csv
-        import io
-
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(names)
-        w.writerows(cells)
-        return buf.getvalue().rstrip("\n")
     from .render import table
 
     return table(names, cells) + f"\n{len(rows)} row(s)"
+
+
+def _csv_tsv(doc: dict, fmt: str) -> str:
+    """SPARQL 1.1 CSV (full IRIs, bare values, CRLF) or TSV (terms in N-Triples syntax), written by
+    pyoxigraph from the JSON results - the same for the embedded store and an endpoint."""
+    import pyoxigraph as ox
+
+    solutions = ox.parse_query_results(json.dumps(doc).encode("utf-8"), ox.QueryResultsFormat.JSON)
+    target = ox.QueryResultsFormat.CSV if fmt == "csv" else ox.QueryResultsFormat.TSV
+    return solutions.serialize(format=target).decode("utf-8")  # ends with its own line break
+
+
+def graph_jsonld(triples: list[str]) -> str:
+    """CONSTRUCT / DESCRIBE results (N-Triples lines) as compacted JSON-LD with the atlas's @context."""
+    from rdflib import Graph
+
+    from .rdf import jsonld
+
+    g = Graph()
+    g.parse(data="\n".join(triples) + "\n", format="nt")
+    return jsonld(g).rstrip("\n")
 
 
 def _show(term: dict | None) -> str:

@@ -2,13 +2,19 @@
 
 BASE = "https://ascend-atlas.invalid/"  # reserved TLD: stable, never collides, not dereferenceable
 
+SCHEME = BASE + "id/scheme"  # the one skos:ConceptScheme every concept is in
+
 PREFIXES = {
     "atlas": BASE + "ontology#",
     "concept": BASE + "id/concept/",
+    "kind": BASE + "id/kind/",
     "question": BASE + "id/question/",
     "claim": BASE + "id/claim/",
     "flow": BASE + "id/flow/",
     "repo": BASE + "id/repo/",
+    "evidence": BASE + "id/evidence/",
+    "sighting": BASE + "id/sighting/",
+    "harvest": BASE + "id/harvest/",
     "skos": "http://www.w3.org/2004/02/skos/core#",
     "prov": "http://www.w3.org/ns/prov#",
     "dcterms": "http://purl.org/dc/terms/",

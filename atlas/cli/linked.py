@@ -28,12 +28,13 @@ def run_sparql(text, path, endpoint, results, data_dir):
         load, key = load_keyed(data_dir, lazy=True)
         nt = sparql.nt_cache(load, key, resolve_data_dir(data_dir))
         result = sparql.run_embedded(text, nt, where=where)
-    click.echo(sparql.render(result, results))
+    out = sparql.render(result, results)
+    click.echo(out, nl=not out.endswith("\n"))  # CSV / TSV end with their own line break
 
 
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["ttl", "jsonld", "nt"]), default="ttl",
-              show_default=True, help="RDF serialisation.")
+              show_default=True, help="RDF serialisation (jsonld: compacted, with an @context of the prefixes).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to FILE (atomically) instead of standard output.")
 @click.option("--to-endpoint", default=None, metavar="URL",
@@ -44,11 +45,13 @@ def run_sparql(text, path, endpoint, results, data_dir):
 def export(fmt, output, to_endpoint, graph, data_dir):
     """Export the atlas as RDF (SKOS, PROV-O, DCTERMS, DOAP and data/ontology.ttl).
 
-    Output is deterministic: the same data gives the same bytes.
+    Output is deterministic: the same data gives the same bytes. Every relation is written from
+    both ends (inverse or mirror) and as skos:related; every concept is in one skos:ConceptScheme.
 
     \b
     Examples:
       atlas export --format ttl -o atlas.ttl
+      atlas export --format jsonld -o atlas.jsonld
       atlas export --to-endpoint http://127.0.0.1:7878/store
     """
     from ..index import load_atlas

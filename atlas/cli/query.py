@@ -51,8 +51,9 @@ def _resolve_or_exit(atlas, term, fmt, lang):
               help="Read the SPARQL query from a file.")
 @click.option("--endpoint", default=None, metavar="URL",
               help="With --sparql: send the query to this SPARQL endpoint instead of the embedded store.")
-@click.option("--results", type=click.Choice(["table", "json", "csv"]), default=None,
-              help="SPARQL result format (default: table, or json with --format json).")
+@click.option("--results", type=click.Choice(["table", "json", "csv", "tsv"]), default=None,
+              help="SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
+                   "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json.")
 @common_options
 def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, data_dir, fmt):
     """Show a concept card, or search with filters.
