@@ -443,7 +443,8 @@ def test_free_prefixes_stay_when_a_query_declares_its_own(mini):
     out = run("query", "--data", str(mini), "--sparql", q, "--results", "csv")
     assert out.splitlines()[1:] == ["https://ascend-atlas.invalid/id/concept/lib-s"]
     # a syntax error is still reported at the user's line
-    result = CliRunner().invoke(cli, ["query", "--data", str(mini), "--sparql", "PREFIX ex: <a:>\nSELECT ?x WHERE { ?x }"])
+    result = CliRunner().invoke(cli, ["query", "--data", str(mini), "--sparql",
+                                      "PREFIX ex: <a:>\nSELECT ?x WHERE { ?x }"])
     assert result.exit_code == 1 and result.exception.location.line == 2
 
 
@@ -462,7 +463,7 @@ def test_csv_and_tsv_follow_sparql_1_1(mini):
     head, *lines = tsv.splitlines()
     assert head == "?c\t?l\t?n"
     cells = [line.split("\t") for line in lines]
-    assert all(c.startswith("<https://") and re.match(r'^".*"@(en|zh)$', l) for c, l, _ in cells)
+    assert all(c.startswith("<https://") and re.match(r'^".*"@(en|zh)$', lbl) for c, lbl, _ in cells)
     # the embedded store and the launcher's fast path print the same bytes
     import contextlib
 
@@ -508,4 +509,5 @@ def test_readme_linked_data_examples_are_current():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start, end = script["_section"](readme)
     assert len(script["BLOCK"].findall(readme[start:end])) >= 4
-    assert script["main"](["--check"]) == 0, "README linked-data examples are stale: run python scripts/readme_linked.py"
+    assert script["main"](["--check"]) == 0, \
+        "README linked-data examples are stale: run python scripts/readme_linked.py"
