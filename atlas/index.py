@@ -143,6 +143,9 @@ def load_keyed(data_dir=None, *, use_cache: bool = True, lazy: bool = False):
     key = body_key(digest, code)
     if use_cache:
         _write_cache(_body_file(key), atlas.to_plain())
+        from .search import build as build_search  # the search index, keyed like this one
+
+        build_search(atlas, key)
         _write_cache(head_file, {"code": code, "root": str(root), "files": files, "hash": digest})
     if lazy:
         return (lambda: atlas), key

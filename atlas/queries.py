@@ -39,10 +39,9 @@ def _candidates(atlas: Atlas) -> dict[str, str]:
     return {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
 
 
-def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
-    """Id, English or Chinese name or alias (case/width-insensitive), or a unique prefix.
-
-    Works on the atlas's indexes or on their plain copies in the card store."""
+def exact_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
+    """The one concept whose id, English or Chinese name or alias is the term (case-, width- and
+    punctuation-insensitive), else None."""
     term = term.strip()
     if term in ids:
         return term
@@ -50,14 +49,29 @@ def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
         hits = index.get(fold(term))
         if hits and len(hits) == 1:
             return next(iter(hits))
+    return None
+
+
+def prefix_id(name_index: dict, loose_index: dict, term: str) -> str | None:
+    """The concept a term is a confident prefix of: the only concept with a name starting with it,
+    and no other concept has a name containing it ("collective communication" starts CCU's
+    "Collective Communication Unit" but sits inside HCCL's name too: not confident)."""
     for index, fold in ((name_index, norm), (loose_index, squash)):
         key = fold(term)
         if not key:
             continue
         owners = {cid for name, found in index.items() if name.startswith(key) for cid in found}
         if len(owners) == 1:
-            return owners.pop()
+            inside = {cid for name, found in index.items() if key in name for cid in found}
+            return owners.pop() if inside == owners else None
     return None
+
+
+def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
+    """Id, English or Chinese name or alias (case/width-insensitive), or a confident prefix.
+
+    Works on the atlas's indexes or on their plain copies in the card store."""
+    return exact_id(ids, name_index, loose_index, term) or prefix_id(name_index, loose_index, term)
 
 
 def find(atlas: Atlas, term: str) -> Concept | None:
@@ -192,7 +206,7 @@ def _row(c: Concept, atlas: Atlas | None = None, as_of: str | None = None) -> di
            "answers": [q for q in QUESTION_IDS if q in c.answers], "lifecycle": c.lifecycle.status}
     if atlas is not None:
         fv = atlas.first_visible(c.id)
-        row["first_visible"] = fv.committer_date[:10] if fv else ""
+        row["first_visible"] = fv.date if fv else ""
         if as_of:
             row["visible"] = atlas.visible_on(c.id, as_of)
     return row

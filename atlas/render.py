@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import shutil
 
-from .model import QUESTION_IDS
+from .model import QUESTION_IDS, utc_day
 from .text import width
 
 QUESTION_SHORT = {"organize": "organize", "address": "address", "submit": "submit",
@@ -150,7 +150,7 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
                               f"{c['history'][0]['cutoff']})"))
         for h in c["history"]:
             if h["found"]:
-                lines.append(f"  {h['date'][:10]}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
+                lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
                              f"  {h['method']}: {h['value']}")
             else:
                 lines.append(f"  ----------  {h['repo']}  not seen before the cut-off"
@@ -171,6 +171,34 @@ def rows_table(rows: list[dict], lang: str = "en") -> str:
             line.append({True: "visible", False: "not yet", None: "undated"}[r.get("visible")])
         body.append(line)
     return table(headers, body) + f"\n{len(rows)} concept(s)"
+
+
+HIT_OPEN = {"concept": "atlas query ID", "flow": "atlas flow ID", "claim": "atlas claims ID",
+            "repo": "atlas repo ID"}
+
+
+def _short(text: str, w: int) -> str:
+    return text if width(text) <= w else _cut(text, w - 1)[0].rstrip() + "…"
+
+
+def hits(result: dict, lang: str = "en") -> str:
+    """The ranked search: per hit its rank, type, id and name, then the text it matched in."""
+    rows = result["hits"]
+    if not rows:
+        return f'nothing matches "{result["query"]}"'
+    w = term_width()
+    lines = [f'{len(rows)} result(s) for "{result["query"]}", best first']
+    for i, h in enumerate(rows, 1):
+        head = f"{i:>2}  {h['type']:<7}  {h['id']}"
+        name = pick(h["name"], lang)
+        if name and name != h["id"]:
+            head += "  " + _short(name, max(20, w - width(head) - 2))
+        lines.append(head)
+        if h["snippet"]["text"] and h["snippet"]["text"] != name:
+            lines.extend(hang(h["snippet"]["text"], w, "             ", "             "))
+    kinds = [k for k in HIT_OPEN if any(h["type"] == k for h in rows)]
+    lines.append("\nopen one: " + "; ".join(HIT_OPEN[k] for k in kinds))
+    return "\n".join(lines)
 
 
 def suggestions(term: str, rows: list[dict], lang: str = "en", message: str = "") -> str:
@@ -235,7 +263,7 @@ def compare(result: dict, lang: str = "en") -> str:
     body.append(["lifecycle"] + [c["lifecycle"] + (": " + pick(c["lifecycle_note"], lang)
                                                    if c["lifecycle"] != "active" else "") for c in cols])
     body.append(["first visible"] + [
-        (f"{c['first_visible']['date'][:10]} {c['first_visible']['repo']}"
+        (f"{utc_day(c['first_visible']['date'])} {c['first_visible']['repo']}"
          f" {c['first_visible']['sha'][:10]} ({c['first_visible']['precision']})")
         if c["first_visible"] else "-" for c in cols])
     return table(headers, body, min_col=10)

@@ -92,9 +92,11 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
     from ..cards import open_store
 
     store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
-    ident = store.find(term)
-    if ident is None:  # let the full atlas resolve it, or exit with ranked suggestions
-        ident = _resolve_or_exit(store.atlas(), term, fmt, lang).id
+    kind, found = store.answer(term)
+    if kind == "hits" and found:
+        emit(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
+        return
+    ident = found if kind == "card" else _resolve_or_exit(store.atlas(), term, fmt, lang).id
     emit(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
 
 
