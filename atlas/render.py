@@ -101,7 +101,7 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
     aliases = [a for lang_ in ("en", "zh") for a in c["aliases"].get(lang_, [])]
     if aliases:
         lines.append("aliases: " + ", ".join(aliases))
-    if c["lifecycle"]["status"] != "active":
+    if pick(c["lifecycle"]["note"], lang):
         lines.append("lifecycle note: " + pick(c["lifecycle"]["note"], lang))
     if c.get("as_of"):
         vis = c["as_of"]["visible"]
@@ -139,6 +139,13 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
                               "      "))
     if c["flows"]:
         lines.append(_section("Flows: " + ", ".join(f["id"] for f in c["flows"])))
+    if c.get("repositories"):
+        lines.append(_section("Repositories behind the pins"))
+        for r in c["repositories"]:
+            state = r["status"] + (f", mirror of {r['mirror_of']}" if r["mirror_of"] else "")
+            lead = f"  {r['id']}" + (f" ({state})" if state else "")
+            purpose = pick(r["purpose"], lang)
+            lines.extend(hang(purpose, width_, lead + ": ", "      ") if purpose else [lead])
     lines.append(_section("Evidence"))
     for e in c["evidence"]:
         lines.append(f"  - {e['source']}  ({e['confidence']})")
@@ -302,6 +309,57 @@ def claims(rows: list[dict], lang: str = "en") -> str:
         for e in cl["evidence"]:
             out.append(f"    - {e['source']} ({e['confidence']})")
     return "\n".join(out)
+
+
+def repos(rows: list[dict], lang: str = "en") -> str:
+    if not rows:
+        return "no repositories"
+    body = [[r["id"], r["status"] + (f" of {r['mirror_of']}" if r["mirror_of"] else ""),
+             f"{r['found']}/{r['probes']}" if r["harvested"] else "-", pick(r["purpose"], lang)]
+            for r in rows]
+    return table(["repository", "status", "probes found", "purpose"], body, right=(2,)) \
+        + f"\n{len(rows)} repositories; show one with: atlas repo ID"
+
+
+def repo(r: dict, lang: str = "en") -> str:
+    w = term_width()
+    lines = [r["id"], "=" * min(width(r["id"]), w)]
+    lines.extend(hang(pick(r["purpose"], lang) or "-", w, "purpose:       ", "               "))
+    lines.append(f"status:        {r['status']}")
+    if r["mirror_of"]:
+        lines.append(f"mirror of:     {r['mirror_of']}")
+    if r["migrated_from"]:
+        lines.append("migrated from: " + ", ".join(r["migrated_from"]))
+    if r["branch"]:
+        lines.append(f"branch:        {r['branch']}")
+    lines.append("hardware:      " + (", ".join(r["hardware"]) or "-"))
+    if r["urls"]:
+        lines.append("urls:          " + ", ".join(r["urls"]))
+    if pick(r["note"], lang):
+        lines.extend(hang(pick(r["note"], lang), w, "note:          ", "               "))
+    h = r["harvest"]
+    lines.append(_section("Harvest"))
+    if h is None:
+        lines.append("  not harvested (no entry in the timeline)")
+    else:
+        lines.append(f"  head          {h['head']}  ({h['branch']}, {h['commits']} commits"
+                     + (", shallow" if h["shallow"] else "") + ")")
+        lines.append(f"  cut-off head  {h['cutoff_head'] or '-'}  (cut-off {h['cutoff']})")
+        lines.append(f"  harvested at  {h['harvested_at']}")
+        lines.append("  skipped paths " + (", ".join(h["skipped_paths"]) or "none"))
+    found = [p for p in r["probes"] if p["found"]]
+    lines.append(_section(f"Probes: {len(found)} of {len(r['probes'])} found before the cut-off"))
+    for p in r["probes"]:
+        when = f"{utc_day(p['date'])}  {p['sha'][:12]}" if p["found"] else "----------  not seen    "
+        lines.append(f"  {when}  {p['concept']}  {p['method']}: {p['value']}")
+    if r["evidence"]:
+        lines.append(_section("Evidence"))
+        for e in r["evidence"]:
+            lines.append(f"  - {e['source']}  ({e['confidence']})")
+            sup = pick(e["supports"], lang)
+            if sup:
+                lines.extend("      " + x for x in wrap(sup, w - 8))
+    return "\n".join(lines)
 
 
 def refresh_table(report) -> str:

@@ -32,8 +32,9 @@ COLUMNS = ("names", "head", "body", "evidence")
 WEIGHTS = (10.0, 4.0, 1.0, 0.5)
 TYPE_ORDER = {"concept": 0, "flow": 1, "claim": 2, "repo": 3}
 MIN_COVERAGE = 0.5
-NAME_WEIGHT = 10.0  # times the share of query tokens found in the names
-TEXT_WEIGHT = 4.0  # times the share of query tokens found anywhere
+NAME_WEIGHT = 10.0  # times the share of query tokens found in the names (to NAME_POWER)
+NAME_POWER = 1.5
+TEXT_WEIGHT = 5.0  # times the share of query tokens found anywhere
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)")
@@ -101,6 +102,17 @@ def _both(text) -> list[tuple[str, str]]:
     return [(lang, t) for lang, t in (("en", text.en), ("zh", text.zh)) if t]
 
 
+def _evidence(evidence) -> list[tuple[str, str]]:
+    """Evidence sentences and where they point (repository and path of a pin, or the URL)."""
+    out = []
+    for e in evidence:
+        out.extend(_both(e.supports))
+        where = f"{e.pin.repo} {e.pin.path}" if e.pin else e.url
+        if where:
+            out.append(("", where))
+    return out
+
+
 def documents(atlas) -> list[dict]:
     """One document per concept, claim, flow and repository: its names (for exact matching), a
     display name, and its texts by column as (language, text) pairs."""
@@ -115,7 +127,7 @@ def documents(atlas) -> list[dict]:
             "head": head,
             "body": _both(c.beginner) + _both(c.professional) + _both(c.hardware_note)
             + _both(c.lifecycle.note),
-            "evidence": [p for e in c.evidence for p in _both(e.supports)],
+            "evidence": _evidence(c.evidence),
         })
     for cl in atlas.claims:
         docs.append({
@@ -124,7 +136,7 @@ def documents(atlas) -> list[dict]:
             "names": [],
             "head": [("", cl.id)] + _both(cl.statement),
             "body": _both(cl.note) + [("", " ".join(cl.about))],
-            "evidence": [p for e in cl.evidence for p in _both(e.supports)],
+            "evidence": _evidence(cl.evidence),
         })
     for f in atlas.flows:
         docs.append({
@@ -133,8 +145,7 @@ def documents(atlas) -> list[dict]:
             "names": [("", f.id)] + _both(f.title),
             "head": _both(f.summary),
             "body": [p for s in f.steps for p in _both(s.label) + _both(s.note)],
-            "evidence": [p for e in f.evidence for p in _both(e.supports)]
-            + [p for s in f.steps if s.source for p in _both(s.source.supports)],
+            "evidence": _evidence([*f.evidence, *(s.source for s in f.steps if s.source)]),
         })
     for r in atlas.repositories:
         docs.append({
@@ -143,7 +154,7 @@ def documents(atlas) -> list[dict]:
             "names": [("", r.id)] + ([("", r.mirror_of)] if r.mirror_of else []),
             "head": _both(r.purpose),
             "body": _both(r.note) + [("", " ".join(r.migrated_from))],
-            "evidence": [p for e in r.evidence for p in _both(e.supports)],
+            "evidence": _evidence(r.evidence),
         })
     return docs
 
@@ -229,9 +240,8 @@ def open_index(key: str, materialise):
 
 
 def for_atlas(atlas):
-    """A search index for an atlas in hand: its cached file when the atlas is the compiled one."""
-    key = getattr(atlas, "search_key", None)
-    return open_index(key, lambda: atlas) if key else build(atlas)
+    """A search index (in memory) for an atlas in hand."""
+    return build(atlas)
 
 
 class SearchIndex:
@@ -293,7 +303,7 @@ class SearchIndex:
             bm = keep[rowid]
             coverage = anywhere.get(rowid, 0) / n if n else 0.0
             score = (100.0 if rowid in exact_rows else 0.0) \
-                + (NAME_WEIGHT * in_names.get(rowid, 0) / n if n else 0.0) \
+                + (NAME_WEIGHT * (in_names.get(rowid, 0) / n) ** NAME_POWER if n else 0.0) \
                 + TEXT_WEIGHT * coverage + bm / (1.0 + bm)
             hits.append({"type": typ, "id": ident, "name": {"en": en, "zh": zh},
                          "score": round(score, 4), "_rowid": rowid})
