@@ -476,7 +476,7 @@ def claims_topic(atlas: Atlas, index, topic: str, status: str | None = None) -> 
 def find_flow(atlas: Atlas, name: str):
     """A flow by id or title (case-, width- and punctuation-insensitive), a unique prefix of
     either, or the one flow whose id and title hold every word of the name."""
-    from .search import tokens
+    from .search import query_tokens, tokens
 
     if name in atlas.flow_by_id:
         return atlas.flow_by_id[name]
@@ -489,7 +489,7 @@ def find_flow(atlas: Atlas, name: str):
             owners = [fid for fid, ks in keys.items() if any(test(k) for k in ks)]
             if len(owners) == 1:
                 return atlas.flow_by_id[owners[0]]
-    words = set(tokens(name, query=True))
+    words = set(query_tokens(name))
     if words:
         owners = [f for f in atlas.flows
                   if words <= set(tokens(" ".join([f.id, f.title.en, f.title.zh])))]

@@ -64,6 +64,16 @@ def _stem1(word: str) -> str:
     return word
 
 
+STOPWORDS = frozenset("a an and are as at by for from in is it its of on or the to with".split())
+
+
+def query_tokens(text: str) -> list[str]:
+    """Distinct tokens of a query; common English words are dropped unless nothing else is left."""
+    found = list(dict.fromkeys(tokens(text, query=True)))
+    kept = [t for t in found if t not in STOPWORDS]
+    return kept or found
+
+
 def tokens(text: str, query: bool = False) -> list[str]:
     """Search tokens of a text (documents and queries alike; a query skips the single CJK
     characters of runs longer than one, which only serve one-character queries)."""
@@ -261,7 +271,7 @@ class SearchIndex:
 
     def search(self, text: str, types=None, limit: int = 20) -> list[dict]:
         """Ranked hits `{type, id, name, score, snippet: {field, lang, text}}`, best first."""
-        query = list(dict.fromkeys(tokens(text, query=True)))
+        query = query_tokens(text)
         exact = set(self.exact(text))
         if not query and not exact:
             return []
