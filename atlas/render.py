@@ -102,7 +102,7 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
     if aliases:
         lines.append("aliases: " + ", ".join(aliases))
     if pick(c["lifecycle"]["note"], lang):
-        lines.append("lifecycle note: " + pick(c["lifecycle"]["note"], lang))
+        lines.extend(hang(pick(c["lifecycle"]["note"], lang), term_width(), "lifecycle note: ", "    "))
     if c.get("as_of"):
         vis = c["as_of"]["visible"]
         state = {True: "visible", False: "NOT YET VISIBLE", None: "undated (no sighting)"}[vis]
@@ -142,7 +142,8 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
     if c.get("repositories"):
         lines.append(_section("Repositories behind the pins"))
         for r in c["repositories"]:
-            state = r["status"] + (f", mirror of {r['mirror_of']}" if r["mirror_of"] else "")
+            state = f"mirror of {r['mirror_of']}" if r["status"] == "mirror" and r["mirror_of"] else \
+                r["status"] + (f", copy of {r['mirror_of']}" if r["mirror_of"] else "")
             lead = f"  {r['id']}" + (f" ({state})" if state else "")
             purpose = pick(r["purpose"], lang)
             lines.extend(hang(purpose, width_, lead + ": ", "      ") if purpose else [lead])

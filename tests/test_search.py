@@ -237,8 +237,8 @@ def test_card_prints_the_lifecycle_note_and_the_repositories_behind_its_pins(bun
     atlas, _ = bundled
     hccl = atlas.concept("hccl")
     out = run("query", "hccl", "--data", str(DATA), env={"COLUMNS": "200"})
-    if hccl.lifecycle.note.en:
-        assert "lifecycle note: " + hccl.lifecycle.note.en in out
+    assert hccl.lifecycle.status == "active" and hccl.lifecycle.note.en
+    assert " ".join(("lifecycle note: " + hccl.lifecycle.note.en).split()) in " ".join(out.split())
     pinned = {e.pin.repo for e in hccl.evidence if e.pin}
     section = out.split("Repositories behind the pins")[1].split("\nEvidence")[0]
     assert pinned and all(f"  {r} (" in section or f"  {r}" in section for r in pinned)

@@ -55,17 +55,21 @@ def _resolve_or_exit(atlas, term, fmt, lang):
               help="SPARQL result format (default: table, or json with --format json).")
 @common_options
 def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, data_dir, fmt):
-    """Show a concept card, or search with filters.
+    """Show a concept card, search everything the atlas says, or filter concepts.
 
-    TERM is an id, an English or Chinese name or alias (case- and width-insensitive) or a unique
-    prefix. With FILTERs (kind:, answers:, hw:, status:, repo:, rel:TYPE:TARGET, text:) or --search,
-    prints a table of matching concepts; remaining words are free text over names, aliases and
-    explanations in both languages.
+    When the words name one concept (an id, an English or Chinese name or alias, case- and
+    width-insensitive, or a prefix of only that concept's names that no other name contains) its
+    card is printed. Otherwise one ranked search runs over concepts, claims, flows and repositories
+    in both languages, and each hit shows the text it matched in. With FILTERs (kind:, answers:,
+    hw:, status:, repo:, rel:TYPE:TARGET, text:) or --search, prints a table of matching concepts;
+    remaining words are free text over names, aliases and explanations in both languages.
 
     \b
     Examples:
       atlas query hccs
       atlas query 直驱 --lang zh
+      atlas query collective communication library
+      atlas query 集合通信 算法
       atlas query kind:link answers:peer
       atlas query rel:uses:hccl
       atlas query --search doorbell
