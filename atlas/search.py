@@ -35,6 +35,8 @@ MIN_COVERAGE = 0.5
 NAME_WEIGHT = 10.0  # times the share of query tokens found in the names (to NAME_POWER)
 NAME_POWER = 1.5
 TEXT_WEIGHT = 5.0  # times the share of query tokens found anywhere
+PHRASE_WEIGHT = 2.0  # when every query token occurs close together in one column
+NEAR_SLACK = 2
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)")
@@ -291,6 +293,10 @@ class SearchIndex:
                 for (rowid,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?",
                                             ("names : " + _quote(t),)):
                     in_names[rowid] = in_names.get(rowid, 0) + 1
+        near: set[int] = set()
+        if len(query) > 1 and PHRASE_WEIGHT:
+            phrase = f"NEAR({' '.join(_quote(t) for t in query)}, {NEAR_SLACK})"
+            near = {r for (r,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (phrase,))}
         exact_rows = set()
         if exact:
             marks = " OR ".join("(type = ? AND id = ?)" for _ in exact)
@@ -314,7 +320,8 @@ class SearchIndex:
             coverage = anywhere.get(rowid, 0) / n if n else 0.0
             score = (100.0 if rowid in exact_rows else 0.0) \
                 + (NAME_WEIGHT * (in_names.get(rowid, 0) / n) ** NAME_POWER if n else 0.0) \
-                + TEXT_WEIGHT * coverage + bm / (1.0 + bm)
+                + TEXT_WEIGHT * coverage + (PHRASE_WEIGHT if rowid in near else 0.0) \
+                + bm / (1.0 + bm)
             hits.append({"type": typ, "id": ident, "name": {"en": en, "zh": zh},
                          "score": round(score, 4), "_rowid": rowid})
         hits.sort(key=lambda h: (-h["score"], TYPE_ORDER[h["type"]], h["id"]))
