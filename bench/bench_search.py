@@ -2,8 +2,9 @@
 
 1. Relevance: top-1 and top-3 rates of the phrase set (tests/search_phrases.yaml) against the atlas.
 2. Engine: the SQLite FTS5 index (atlas.search) against a small in-memory inverted index (marshal,
-   bm25 computed in Python) over the same documents and tokens: build time, size, and the time a new
-   process takes to load the index and answer the phrases, each against `python -c pass`.
+   bm25 computed in Python, the same documents, tokens and weights, without the closeness bonus):
+   build time, size, and the time a new process takes to load the index and answer one phrase or
+   all of them, each against `python -c pass`.
 
 Run: python bench/bench_search.py [--data DIR] [--phrases FILE]
 """
@@ -121,6 +122,9 @@ def main(argv=None) -> int:
     ap.add_argument("--phrases", default=str(ROOT / "tests" / "search_phrases.yaml"))
     ap.add_argument("--runs", type=int, default=11)
     args = ap.parse_args(argv)
+    if not Path(args.phrases).is_file():
+        print(f"no phrase set at {args.phrases} (pass --phrases FILE)", file=sys.stderr)
+        return 1
     atlas = load_atlas(args.data)
     phrases = yaml.safe_load(Path(args.phrases).read_text(encoding="utf-8"))
 

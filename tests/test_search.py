@@ -271,3 +271,10 @@ def test_card_compare_and_timeline_show_the_same_day():
     assert row.split()[0] == day
     shown = {x.split()[0] for out in (card, timeline) for x in out.splitlines() if s.sha[:12] in x}
     assert shown == {day}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=30))
+def test_any_text_searches_without_error(mini_atlas, text):
+    for h in _mini_index(mini_atlas).search(text):
+        assert h["type"] in search.TYPE_ORDER and isinstance(h["snippet"]["text"], str)
