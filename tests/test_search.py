@@ -31,11 +31,13 @@ def run(*args, code=0, env=None):
 
 @pytest.fixture(scope="module")
 def bundled():
-    """The bundled atlas and its search index (built once for the module)."""
-    from atlas.index import load_atlas
+    """The bundled atlas and its search index, compiled once into the session's cache (the CLI
+    tests below read the same files)."""
+    from atlas.index import load_keyed
 
-    atlas = load_atlas(DATA, use_cache=False)
-    return atlas, search.build(atlas)
+    materialise, key = load_keyed(DATA, lazy=True)
+    atlas = materialise()
+    return atlas, search.open_index(key, lambda: atlas)
 
 
 # ---------------------------------------------------------------------------------------------
