@@ -14,6 +14,7 @@ FORBIDDEN = {
     "loader.py": {"queries", "cli", "harvest", "htmlmap", "rdf", "render"},
     "queries.py": {"loader", "cli", "harvest", "htmlmap", "render"},
     "render.py": {"loader", "cli", "harvest", "htmlmap"},
+    "search.py": {"loader", "queries", "cli", "harvest", "htmlmap", "rdf", "render"},
 }
 EAGER_HEAVY = {"rdflib", "networkx", "pyvis", "git", "pyshacl", "pyoxigraph"}
 
@@ -41,14 +42,15 @@ def test_forbidden_edges():
 
 def test_query_path_has_no_heavy_top_level_imports():
     for rel in ("cli/__init__.py", "cli/common.py", "cli/query.py", "queries.py", "render.py",
-                "model.py", "index.py", "text.py", "errors.py", "paths.py"):
+                "model.py", "index.py", "text.py", "errors.py", "paths.py", "search.py"):
         heavy = set(imports(PKG / rel, top_level_only=True)) & (EAGER_HEAVY | {"yaml"})
         assert not heavy, f"atlas/{rel} imports {heavy} at start-up"
 
 
 def test_fast_launcher_never_imports_click():
     """The console script answers `atlas query TERM` without click: keep it (and what it uses) free of it."""
-    for rel in ("launch.py", "cards.py", "output.py", "index.py", "queries.py", "render.py", "model.py"):
+    for rel in ("launch.py", "cards.py", "output.py", "index.py", "queries.py", "render.py", "model.py",
+                "search.py"):
         found = set(imports(PKG / rel)) & {"click", "yaml"} | (
             set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
         assert not found, f"atlas/{rel} imports {found}"
