@@ -87,9 +87,22 @@ def _write(directory: Path, atlas) -> dict:
     return names
 
 
+def _stamp() -> str:
+    """Size and mtime of the code that shapes a card (a changed card format gets a new store)."""
+    here = Path(__file__).resolve().parent
+    parts = []
+    for name in ("cards.py", "queries.py"):
+        try:
+            st = os.stat(here / name)
+            parts.append(f"{st.st_size:x}{st.st_mtime_ns % 0xFFFFFF:x}")
+        except OSError:
+            parts.append("0")
+    return "".join(parts)
+
+
 def open_store(data_dir=None) -> CardStore:
     materialise, key = load_keyed(data_dir, lazy=True)
-    directory = cache_dir() / f"cards-{key}"
+    directory = cache_dir() / f"cards-{key}-{_stamp()}"
     try:
         names = marshal.loads((directory / "names.marshal").read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
