@@ -233,6 +233,7 @@ def test_repo_shows_purpose_mirror_migration_and_harvest():
     assert "hicann/shmem" in listing and "repositories; show one with" in listing
     miss = CliRunner().invoke(cli, ["repo", "shmem", "--data", str(DATA)])  # hicann/ and cann/
     assert miss.exit_code == 1 and "hicann/shmem" in str(miss.exception.hint)
+    assert "several repositories are named" in miss.exception.message
 
 
 def test_card_prints_the_lifecycle_note_and_the_repositories_behind_its_pins(bundled):

@@ -267,6 +267,9 @@ def repo(ident, lang, data_dir, fmt):
 
         close = [h["id"] for h in index.search(ident, types={"repo"}, limit=5)]
         close += [x for x in suggest(ident, {r.id: r.id for r in atlas.repositories}, 5) if x not in close]
-        raise AtlasError(f'no repository "{ident}"', Location("repo"),
+        named = [x for x in atlas.repositories if x.id.lower().split("/", 1)[-1] == ident.strip().lower()]
+        message = f'several repositories are named "{ident}"' if len(named) > 1 else \
+            f'no repository "{ident}"'
+        raise AtlasError(message, Location("repo"),
                          ("closest: " + ", ".join(close[:5])) if close else "run `atlas repo` to list them")
     emit(fmt, queries.repo(atlas, r), lambda d: render.repo(d, lang))
