@@ -18,8 +18,9 @@ _SAFE = re.compile(r"^[a-z0-9-]+$")
 
 
 class CardStore:
-    def __init__(self, directory: Path, names: dict, materialise):
+    def __init__(self, directory: Path, names: dict, materialise, key: str = ""):
         self.directory = directory
+        self.key = key
         self.names = names
         self._materialise = materialise
         self._atlas = None
@@ -36,6 +37,21 @@ class CardStore:
     def find(self, term: str) -> str | None:
         n = self.names
         return queries.find_id(n["ids"], n["name_index"], n["loose_index"], term)
+
+    def answer(self, term: str) -> tuple[str, object]:
+        """("card", id) when the term names one concept, or is a confident prefix that the ranked
+        search also puts first; otherwise ("hits", ranked search hits, maybe empty)."""
+        from . import search
+
+        n = self.names
+        ident = queries.exact_id(n["ids"], n["name_index"], n["loose_index"], term)
+        if ident:
+            return "card", ident
+        hits = search.open_index(self.key, self.atlas).search(term, limit=10)
+        prefix = queries.prefix_id(n["name_index"], n["loose_index"], term)
+        if prefix and (not hits or (hits[0]["type"], hits[0]["id"]) == ("concept", prefix)):
+            return "card", prefix
+        return "hits", hits
 
     def card(self, ident: str, as_of: str | None = None) -> dict:
         card = cache.read(self.directory / f"{ident}.marshal")
@@ -72,7 +88,7 @@ def open_store(data_dir=None) -> CardStore:
     if names is None:
         atlas = materialise()
         names = _write(directory, atlas)
-        store = CardStore(directory, names, lambda: atlas)
+        store = CardStore(directory, names, lambda: atlas, key)
         store._atlas = atlas
         return store
-    return CardStore(directory, names, materialise)
+    return CardStore(directory, names, materialise, key)

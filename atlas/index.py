@@ -88,6 +88,9 @@ def load_keyed(data_dir=None, *, use_cache: bool = True, lazy: bool = False):
     key = cache.data_key(digest, root)
     if use_cache:
         cache.write(_body_file(key), atlas.to_plain())
+        from .search import build as build_search  # the search index, keyed like this one
+
+        build_search(atlas, key)
         cache.write(head_file, {"code": code, "root": str(root), "files": files, "hash": digest})
     if lazy:
         return (lambda: atlas), key

@@ -1,7 +1,7 @@
 """The `atlas` console script. Three hot paths are answered without importing click (which alone
-costs about twice Python's start-up): `atlas query TERM` for a term that names a concept, straight
-from the card store; `atlas query --sparql Q` over the embedded store; and `atlas refresh` when
-nothing changed since its last no-op run (the stamp).
+costs about twice Python's start-up): `atlas query TERM`, a concept card straight from the card
+store or a ranked search over the search index; `atlas query --sparql Q` over the embedded store;
+and `atlas refresh` when nothing changed since its last no-op run (the stamp).
 Everything else - every other option, every miss, every error - goes to the click CLI in atlas.cli,
 which prints exactly the same output for the same arguments.
 """
@@ -121,13 +121,16 @@ def _fast(argv: list[str]) -> bool:
 
     try:
         store = open_store(data_dir)
-        ident = store.find(term)
-        if ident is None:
-            return False
+        kind, found = store.answer(term)
+        if kind == "hits" and not found:
+            return False  # nothing matched: the full CLI prints the suggestions
         from . import render
         from .output import format_result
 
-        out = format_result(fmt, store.card(ident), lambda d: render.card(d, store.questions, lang))
+        if kind == "card":
+            out = format_result(fmt, store.card(found), lambda d: render.card(d, store.questions, lang))
+        else:
+            out = format_result(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
     except AtlasError:
         return False  # the full CLI reports it, with locations
     _write(out)

@@ -39,10 +39,9 @@ def _candidates(atlas: Atlas) -> dict[str, str]:
     return {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
 
 
-def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
-    """Id, English or Chinese name or alias (case/width-insensitive), or a unique prefix.
-
-    Works on the atlas's indexes or on their plain copies in the card store."""
+def exact_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
+    """The one concept whose id, English or Chinese name or alias is the term (case-, width- and
+    punctuation-insensitive), else None."""
     term = term.strip()
     if term in ids:
         return term
@@ -50,14 +49,29 @@ def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
         hits = index.get(fold(term))
         if hits and len(hits) == 1:
             return next(iter(hits))
+    return None
+
+
+def prefix_id(name_index: dict, loose_index: dict, term: str) -> str | None:
+    """The concept a term is a confident prefix of: the only concept with a name starting with it,
+    and no other concept has a name containing it ("collective communication" starts CCU's
+    "Collective Communication Unit" but sits inside HCCL's name too: not confident)."""
     for index, fold in ((name_index, norm), (loose_index, squash)):
         key = fold(term)
         if not key:
             continue
         owners = {cid for name, found in index.items() if name.startswith(key) for cid in found}
         if len(owners) == 1:
-            return owners.pop()
+            inside = {cid for name, found in index.items() if key in name for cid in found}
+            return owners.pop() if inside == owners else None
     return None
+
+
+def find_id(ids, name_index: dict, loose_index: dict, term: str) -> str | None:
+    """Id, English or Chinese name or alias (case/width-insensitive), or a confident prefix.
+
+    Works on the atlas's indexes or on their plain copies in the card store."""
+    return exact_id(ids, name_index, loose_index, term) or prefix_id(name_index, loose_index, term)
 
 
 def find(atlas: Atlas, term: str) -> Concept | None:
@@ -157,6 +171,7 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> dict:
         "evidence": [evidence_plain(e) for e in c.evidence],
         "history": history(atlas, c.id),
         "first_visible": first_visible(atlas, c.id),
+        "repositories": card_repositories(atlas, c),
         "defined_at": str(c.loc) if c.loc else "",
     }
     if as_of:
@@ -192,7 +207,7 @@ def _row(c: Concept, atlas: Atlas | None = None, as_of: str | None = None) -> di
            "answers": [q for q in QUESTION_IDS if q in c.answers], "lifecycle": c.lifecycle.status}
     if atlas is not None:
         fv = atlas.first_visible(c.id)
-        row["first_visible"] = fv.committer_date[:10] if fv else ""
+        row["first_visible"] = fv.date if fv else ""
         if as_of:
             row["visible"] = atlas.visible_on(c.id, as_of)
     return row
@@ -406,12 +421,16 @@ def flows(atlas: Atlas) -> list[dict]:
             for f in atlas.flows]
 
 
-def flow(atlas: Atlas, ident: str) -> dict:
-    f = atlas.flow_by_id.get(ident)
+def flow(atlas: Atlas, ident: str, index=None) -> dict:
+    f = find_flow(atlas, ident)
     if f is None:
-        close = suggest(ident, {x.id: x.id for x in atlas.flows}, 3)
+        if index is None:
+            from .search import for_atlas
+
+            index = for_atlas(atlas)
+        close = closest_flows(atlas, index, ident)
         raise AtlasError(f'no flow "{ident}"', Location("flow"),
-                         ("did you mean: " + ", ".join(close)) if close else "run `atlas flow` to list flows")
+                         ("closest: " + ", ".join(close)) if close else "run `atlas flow` to list flows")
     return {
         "id": f.id, "title": _t(f.title), "summary": _t(f.summary),
         "evidence": [evidence_plain(e) for e in f.evidence],
@@ -475,3 +494,121 @@ def timeline(atlas: Atlas, term: str | None = None, repos=(), as_of: str | None 
         "not_found": [{"repo": s.repo, "concept": s.concept, "method": s.method,
                        "value": s.value, "cutoff": s.cutoff} for s in missing],
     }
+
+
+def claims_topic(atlas: Atlas, index, topic: str, status: str | None = None) -> list[dict]:
+    """Claims ranked for a topic: their own text (statement, note, evidence) and the concepts they
+    are about (a claim about a concept the topic finds ranks by that concept's score)."""
+    if status:
+        _check_choice(status, CLAIM_STATUSES, "claim status")
+    own = {h["id"]: h["score"] for h in index.search(topic, types={"claim"}, limit=1000)}
+    concepts = {h["id"]: h["score"] for h in index.search(topic, types={"concept"}, limit=25)}
+    scored = []
+    for cl in atlas.claims:
+        if status and cl.status != status:
+            continue
+        about = max((concepts.get(c, 0.0) for c in cl.about), default=0.0)
+        score = own.get(cl.id, 0.0) + 0.5 * about
+        if score > 0:
+            scored.append((-score, cl.id, cl))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement), "about": cl.about,
+             "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence],
+             "score": round(-neg, 4)} for neg, _, cl in scored]
+
+
+def find_flow(atlas: Atlas, name: str):
+    """A flow by id or title (case-, width- and punctuation-insensitive), a unique prefix of
+    either, or the one flow whose id and title hold every word of the name."""
+    from .search import query_tokens, tokens
+
+    if name in atlas.flow_by_id:
+        return atlas.flow_by_id[name]
+    for fold in (norm, squash):
+        key = fold(name)
+        if not key:
+            continue
+        keys = {f.id: [fold(k) for k in (f.id, f.title.en, f.title.zh) if k] for f in atlas.flows}
+        for test in (lambda k: k == key, lambda k: k.startswith(key)):
+            owners = [fid for fid, ks in keys.items() if any(test(k) for k in ks)]
+            if len(owners) == 1:
+                return atlas.flow_by_id[owners[0]]
+    words = set(query_tokens(name))
+    if words:
+        owners = [f for f in atlas.flows
+                  if words <= set(tokens(" ".join([f.id, f.title.en, f.title.zh])))]
+        if len(owners) == 1:
+            return owners[0]
+    return None
+
+
+def closest_flows(atlas: Atlas, index, name: str, limit: int = 3) -> list[str]:
+    ranked = [h["id"] for h in index.search(name, types={"flow"}, limit=limit)]
+    ranked += [fid for fid in suggest(name, {k: f.id for f in atlas.flows
+                                              for k in (f.id, f.title.en, f.title.zh) if k}, limit)
+               if fid not in ranked]
+    return ranked[:limit]
+
+
+# ---------------------------------------------------------------------------------------------
+# Repositories
+# ---------------------------------------------------------------------------------------------
+
+def repos(atlas: Atlas) -> list[dict]:
+    harvested = {h.repo for h in atlas.harvests}
+    out = []
+    for r in sorted(atlas.repositories, key=lambda r: r.id.lower()):
+        seen = [s for s in atlas.sightings if s.repo == r.id]
+        out.append({"id": r.id, "status": r.status, "purpose": _t(r.purpose), "mirror_of": r.mirror_of,
+                    "harvested": r.id in harvested, "probes": len(seen),
+                    "found": sum(1 for s in seen if s.found)})
+    return out
+
+
+def find_repo(atlas: Atlas, ident: str):
+    """A repository by id (case-insensitive), by its name after the owner, or a unique prefix."""
+    key = ident.strip().lower()
+    by = {r.id.lower(): r for r in atlas.repositories}
+    if key in by:
+        return by[key]
+    for test in (lambda i: i.split("/", 1)[-1] == key, lambda i: i.startswith(key),
+                 lambda i: i.split("/", 1)[-1].startswith(key)):
+        owners = [r for i, r in by.items() if test(i)]
+        if len(owners) == 1:
+            return owners[0]
+    return None
+
+
+def repo(atlas: Atlas, r) -> dict:
+    h = next((x for x in atlas.harvests if x.repo == r.id), None)
+    seen = sorted((s for s in atlas.sightings if s.repo == r.id),
+                  key=lambda s: (not s.found, s.committer_date or "9999", s.concept, s.value))
+    return {
+        "id": r.id, "urls": list(r.urls), "purpose": _t(r.purpose), "status": r.status,
+        "branch": r.branch, "mirror_of": r.mirror_of, "migrated_from": list(r.migrated_from),
+        "hardware": list(r.hardware), "note": _t(r.note),
+        "evidence": [evidence_plain(e) for e in r.evidence],
+        "harvest": None if h is None else {
+            "head": h.head, "branch": h.branch, "cutoff": h.cutoff, "cutoff_head": h.cutoff_head,
+            "harvested_at": h.harvested_at, "commits": h.commits, "shallow": h.shallow,
+            "skipped_paths": list(h.skipped_paths)},
+        "probes": [{"concept": s.concept, "method": s.method, "value": s.value, "found": s.found,
+                    "sha": s.sha, "date": s.committer_date, "precision": s.precision}
+                   for s in seen],
+        "concepts": sorted(c.id for c in atlas.concepts if any(p.repo == r.id for p in c.probes)),
+        "defined_at": str(r.loc) if r.loc else "",
+    }
+
+
+def card_repositories(atlas: Atlas, c: Concept) -> list[dict]:
+    """The repositories behind a concept's pins, in order of first appearance."""
+    seen: list[str] = []
+    for e in [*c.evidence, *(e for r in c.relations for e in r.evidence)]:
+        if e.pin and e.pin.repo not in seen:
+            seen.append(e.pin.repo)
+    out = []
+    for rid in seen:
+        r = atlas.repo_by_id.get(rid)
+        out.append({"id": rid, "status": r.status if r else "", "mirror_of": r.mirror_of if r else "",
+                    "purpose": _t(r.purpose) if r else {"en": "", "zh": ""}})
+    return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import shutil
 
-from .model import QUESTION_IDS
+from .model import QUESTION_IDS, utc_day
 from .text import width
 
 QUESTION_SHORT = {"organize": "organize", "address": "address", "submit": "submit",
@@ -101,8 +101,8 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
     aliases = [a for lang_ in ("en", "zh") for a in c["aliases"].get(lang_, [])]
     if aliases:
         lines.append("aliases: " + ", ".join(aliases))
-    if c["lifecycle"]["status"] != "active":
-        lines.append("lifecycle note: " + pick(c["lifecycle"]["note"], lang))
+    if pick(c["lifecycle"]["note"], lang):
+        lines.extend(hang(pick(c["lifecycle"]["note"], lang), term_width(), "lifecycle note: ", "    "))
     if c.get("as_of"):
         vis = c["as_of"]["visible"]
         state = {True: "visible", False: "NOT YET VISIBLE", None: "undated (no sighting)"}[vis]
@@ -139,6 +139,14 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
                               "      "))
     if c["flows"]:
         lines.append(_section("Flows: " + ", ".join(f["id"] for f in c["flows"])))
+    if c.get("repositories"):
+        lines.append(_section("Repositories behind the pins"))
+        for r in c["repositories"]:
+            state = f"mirror of {r['mirror_of']}" if r["status"] == "mirror" and r["mirror_of"] else \
+                r["status"] + (f", copy of {r['mirror_of']}" if r["mirror_of"] else "")
+            lead = f"  {r['id']}" + (f" ({state})" if state else "")
+            purpose = pick(r["purpose"], lang)
+            lines.extend(hang(purpose, width_, lead + ": ", "      ") if purpose else [lead])
     lines.append(_section("Evidence"))
     for e in c["evidence"]:
         lines.append(f"  - {e['source']}  ({e['confidence']})")
@@ -150,7 +158,7 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
                               f"{c['history'][0]['cutoff']})"))
         for h in c["history"]:
             if h["found"]:
-                lines.append(f"  {h['date'][:10]}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
+                lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
                              f"  {h['method']}: {h['value']}")
             else:
                 lines.append(f"  ----------  {h['repo']}  not seen before the cut-off"
@@ -171,6 +179,34 @@ def rows_table(rows: list[dict], lang: str = "en") -> str:
             line.append({True: "visible", False: "not yet", None: "undated"}[r.get("visible")])
         body.append(line)
     return table(headers, body) + f"\n{len(rows)} concept(s)"
+
+
+HIT_OPEN = {"concept": "atlas query ID", "flow": "atlas flow ID", "claim": "atlas claims ID",
+            "repo": "atlas repo ID"}
+
+
+def _short(text: str, w: int) -> str:
+    return text if width(text) <= w else _cut(text, w - 1)[0].rstrip() + "…"
+
+
+def hits(result: dict, lang: str = "en") -> str:
+    """The ranked search: per hit its rank, type, id and name, then the text it matched in."""
+    rows = result["hits"]
+    if not rows:
+        return f'nothing matches "{result["query"]}"'
+    w = term_width()
+    lines = [f'{len(rows)} result(s) for "{result["query"]}", best first']
+    for i, h in enumerate(rows, 1):
+        head = f"{i:>2}  {h['type']:<7}  {h['id']}"
+        name = pick(h["name"], lang)
+        if name and name != h["id"]:
+            head += "  " + _short(name, max(20, w - width(head) - 2))
+        lines.append(head)
+        if h["snippet"]["text"] and h["snippet"]["text"] != name:
+            lines.extend(hang(h["snippet"]["text"], w, "             ", "             "))
+    kinds = [k for k in HIT_OPEN if any(h["type"] == k for h in rows)]
+    lines.append("\nopen one: " + "; ".join(HIT_OPEN[k] for k in kinds))
+    return "\n".join(lines)
 
 
 def suggestions(term: str, rows: list[dict], lang: str = "en", message: str = "") -> str:
@@ -235,7 +271,7 @@ def compare(result: dict, lang: str = "en") -> str:
     body.append(["lifecycle"] + [c["lifecycle"] + (": " + pick(c["lifecycle_note"], lang)
                                                    if c["lifecycle"] != "active" else "") for c in cols])
     body.append(["first visible"] + [
-        (f"{c['first_visible']['date'][:10]} {c['first_visible']['repo']}"
+        (f"{utc_day(c['first_visible']['date'])} {c['first_visible']['repo']}"
          f" {c['first_visible']['sha'][:10]} ({c['first_visible']['precision']})")
         if c["first_visible"] else "-" for c in cols])
     return table(headers, body, min_col=10)
@@ -274,6 +310,57 @@ def claims(rows: list[dict], lang: str = "en") -> str:
         for e in cl["evidence"]:
             out.append(f"    - {e['source']} ({e['confidence']})")
     return "\n".join(out)
+
+
+def repos(rows: list[dict], lang: str = "en") -> str:
+    if not rows:
+        return "no repositories"
+    body = [[r["id"], r["status"] + (f" of {r['mirror_of']}" if r["mirror_of"] else ""),
+             f"{r['found']}/{r['probes']}" if r["harvested"] else "-", pick(r["purpose"], lang)]
+            for r in rows]
+    return table(["repository", "status", "probes found", "purpose"], body, right=(2,)) \
+        + f"\n{len(rows)} repositories; show one with: atlas repo ID"
+
+
+def repo(r: dict, lang: str = "en") -> str:
+    w = term_width()
+    lines = [r["id"], "=" * min(width(r["id"]), w)]
+    lines.extend(hang(pick(r["purpose"], lang) or "-", w, "purpose:       ", "               "))
+    lines.append(f"status:        {r['status']}")
+    if r["mirror_of"]:
+        lines.append(f"mirror of:     {r['mirror_of']}")
+    if r["migrated_from"]:
+        lines.append("migrated from: " + ", ".join(r["migrated_from"]))
+    if r["branch"]:
+        lines.append(f"branch:        {r['branch']}")
+    lines.append("hardware:      " + (", ".join(r["hardware"]) or "-"))
+    if r["urls"]:
+        lines.append("urls:          " + ", ".join(r["urls"]))
+    if pick(r["note"], lang):
+        lines.extend(hang(pick(r["note"], lang), w, "note:          ", "               "))
+    h = r["harvest"]
+    lines.append(_section("Harvest"))
+    if h is None:
+        lines.append("  not harvested (no entry in the timeline)")
+    else:
+        lines.append(f"  head          {h['head']}  ({h['branch']}, {h['commits']} commits"
+                     + (", shallow" if h["shallow"] else "") + ")")
+        lines.append(f"  cut-off head  {h['cutoff_head'] or '-'}  (cut-off {h['cutoff']})")
+        lines.append(f"  harvested at  {h['harvested_at']}")
+        lines.append("  skipped paths " + (", ".join(h["skipped_paths"]) or "none"))
+    found = [p for p in r["probes"] if p["found"]]
+    lines.append(_section(f"Probes: {len(found)} of {len(r['probes'])} found before the cut-off"))
+    for p in r["probes"]:
+        when = f"{utc_day(p['date'])}  {p['sha'][:12]}" if p["found"] else "----------  not seen    "
+        lines.append(f"  {when}  {p['concept']}  {p['method']}: {p['value']}")
+    if r["evidence"]:
+        lines.append(_section("Evidence"))
+        for e in r["evidence"]:
+            lines.append(f"  - {e['source']}  ({e['confidence']})")
+            sup = pick(e["supports"], lang)
+            if sup:
+                lines.extend("      " + x for x in wrap(sup, w - 8))
+    return "\n".join(lines)
 
 
 def refresh_table(report) -> str:

@@ -23,9 +23,15 @@ TOUR = [
      ["compare", "use-ascend", "use-ascend-direct", "use-ubshmem"]),
     ("The six-question matrix - the table that shows these terms are not layers of one stack:",
      ["questions"]),
+    ("Words that name no single concept give one ranked search over concepts, claims, flows and repositories,"
+     " each hit with the text it matched in:", ["query", "collective", "communication", "library"]),
+    ("The same in Chinese: a phrase inside a longer sentence matches.", ["query", "集合通信", "算法"]),
     ("Filters and free text:", ["query", "kind:engine"]),
     ("A typed path through the graph:", ["path", "use-ubshmem", "ascend-shmem"]),
-    ("Claims with status and evidence:", ["claims", "use-ubshmem"]),
+    ("Claims with status and evidence, ranked for a topic (their text and the concepts they are about):",
+     ["claims", "Mooncake"]),
+    ("What the atlas knows about a repository: purpose, mirror and migration, harvest and probes:",
+     ["repo", "hicann/shmem"]),
     ("A flow as ordered steps with actors, concepts and pins:", ["flow", "minimal-shmem-link"]),
     ("The history axis:", ["timeline", "--repo", "kvcache-ai/Mooncake"]),
 ]

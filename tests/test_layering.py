@@ -16,7 +16,7 @@ LAYERS = [
     ("base", ["errors", "text", "vocab", "paths", "output"]),
     ("model", ["model"]),
     ("read", ["loader", "checks"]),
-    ("store", ["cache", "index"]),
+    ("store", ["cache", "search", "index"]),
     ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
     ("commands", ["cli.*", "mcpserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
@@ -26,6 +26,8 @@ LAYERS = [
 SIBLINGS = {
     ("checks", "loader"): "cross-record checks run on the loader's result",
     ("index", "cache"): "the compiled index is stored through the cache module",
+    ("index", "search"): "the search index is built with the compiled index, under its key",
+    ("search", "cache"): "the search index is a cache file keyed like the compiled index",
     ("cards", "queries"): "the card store holds queries.card, precomputed",
     ("sparql", "rdf"): "the embedded store loads the RDF export",
     ("sparql", "render"): "SPARQL results print as render.table",
@@ -173,7 +175,7 @@ def test_forbidden_edges_would_be_reported():
 
 def test_query_path_has_no_heavy_top_level_imports():
     for rel in ("cli/__init__.py", "cli/common.py", "cli/query.py", "queries.py", "render.py",
-                "model.py", "index.py", "cache.py", "text.py", "errors.py", "paths.py"):
+                "model.py", "index.py", "cache.py", "text.py", "errors.py", "paths.py", "search.py"):
         heavy = set(imports(PKG / rel, top_level_only=True)) & (EAGER_HEAVY | {"yaml"})
         assert not heavy, f"atlas/{rel} imports {heavy} at start-up"
 
@@ -181,7 +183,7 @@ def test_query_path_has_no_heavy_top_level_imports():
 def test_fast_launcher_never_imports_click():
     """The console script answers `atlas query TERM` without click: keep it (and what it uses) free of it."""
     for rel in ("launch.py", "cards.py", "cache.py", "output.py", "index.py", "queries.py", "render.py",
-                "model.py"):
+                "model.py", "search.py"):
         found = set(imports(PKG / rel)) & {"click", "yaml"} | (
             set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
         assert not found, f"atlas/{rel} imports {found}"

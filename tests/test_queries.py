@@ -107,7 +107,7 @@ def test_flow_order(mini_atlas):
     f = queries.flow(mini_atlas, "put-signal")
     assert [s["id"] for s in f["steps"]] == ["init", "put", "wait"]
     with pytest.raises(AtlasError, match="no flow"):
-        queries.flow(mini_atlas, "put-signa")
+        queries.flow(mini_atlas, "get-wait")
 
 
 def test_claims(mini_atlas):

@@ -22,6 +22,7 @@ COMMANDS = {
     "compare": ("query", "compare"),
     "flow": ("query", "flow"),
     "claims": ("query", "claims"),
+    "repo": ("query", "repo"),
     "validate": ("data", "validate"),
     "refresh": ("history", "refresh"),
     "timeline": ("history", "timeline"),

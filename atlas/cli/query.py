@@ -1,4 +1,4 @@
-"""Query commands: query, related, path, questions, compare, flow, claims."""
+"""Query commands: query, related, path, questions, compare, flow, claims, repo."""
 from __future__ import annotations
 
 import sys
@@ -6,8 +6,8 @@ import sys
 import click
 
 from .. import queries, render
-from ..errors import AtlasError
-from .common import common_options, emit, emit_json, get_atlas
+from ..errors import AtlasError, Location
+from .common import common_options, emit, emit_json, get_atlas, get_searchable
 
 LANG = click.option("--lang", type=click.Choice(["en", "zh", "all"]), default="en", show_default=True,
                     help="Language of the explanations.")
@@ -56,17 +56,21 @@ def _resolve_or_exit(atlas, term, fmt, lang):
                    "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json.")
 @common_options
 def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, data_dir, fmt):
-    """Show a concept card, or search with filters.
+    """Show a concept card, search everything the atlas says, or filter concepts.
 
-    TERM is an id, an English or Chinese name or alias (case- and width-insensitive) or a unique
-    prefix. With FILTERs (kind:, answers:, hw:, status:, repo:, rel:TYPE:TARGET, text:) or --search,
-    prints a table of matching concepts; remaining words are free text over names, aliases and
-    explanations in both languages.
+    When the words name one concept (an id, an English or Chinese name or alias, case- and
+    width-insensitive, or a prefix of only that concept's names that no other name contains) its
+    card is printed. Otherwise one ranked search runs over concepts, claims, flows and repositories
+    in both languages, and each hit shows the text it matched in. With FILTERs (kind:, answers:,
+    hw:, status:, repo:, rel:TYPE:TARGET, text:) or --search, prints a table of matching concepts;
+    remaining words are free text over names, aliases and explanations in both languages.
 
     \b
     Examples:
       atlas query hccs
       atlas query 直驱 --lang zh
+      atlas query collective communication library
+      atlas query 集合通信 算法
       atlas query kind:link answers:peer
       atlas query rel:uses:hccl
       atlas query --search doorbell
@@ -93,9 +97,11 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
     from ..cards import open_store
 
     store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
-    ident = store.find(term)
-    if ident is None:  # let the full atlas resolve it, or exit with ranked suggestions
-        ident = _resolve_or_exit(store.atlas(), term, fmt, lang).id
+    kind, found = store.answer(term)
+    if kind == "hits" and found:
+        emit(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
+        return
+    ident = found if kind == "card" else _resolve_or_exit(store.atlas(), term, fmt, lang).id
     emit(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
 
 
@@ -183,38 +189,88 @@ def compare(terms, lang, data_dir, fmt):
 
 
 @click.command()
-@click.argument("ident", required=False)
+@click.argument("name", nargs=-1)
 @LANG
 @common_options
-def flow(ident, lang, data_dir, fmt):
+def flow(name, lang, data_dir, fmt):
     """List the flows, or show one as ordered steps with actors, concepts and pins.
+
+    NAME is a flow id or title (either language), a unique prefix of one, or words that only one
+    flow's id and title hold. On a miss the closest flows are named.
 
     \b
     Examples:
       atlas flow
       atlas flow minimal-shmem-link
+      atlas flow DualPath
     """
-    atlas = get_atlas(data_dir)
-    if not ident:
-        emit(fmt, queries.flows(atlas), lambda r: render.flows(r, lang))
+    if not name:
+        emit(fmt, queries.flows(get_atlas(data_dir)), lambda r: render.flows(r, lang))
         return
-    emit(fmt, queries.flow(atlas, ident), lambda r: render.flow(r, lang))
+    atlas, index = get_searchable(data_dir)
+    emit(fmt, queries.flow(atlas, " ".join(name), index), lambda r: render.flow(r, lang))
 
 
 @click.command()
-@click.argument("term", required=False)
+@click.argument("topic", nargs=-1)
 @click.option("--status", default=None, help="Only claims with this status.")
 @LANG
 @common_options
-def claims(term, status, lang, data_dir, fmt):
-    """The seed's conclusions as claims with status and evidence (all, or those about TERM).
+def claims(topic, status, lang, data_dir, fmt):
+    """The seed's conclusions as claims with status and evidence: all, or those for a TOPIC.
+
+    TOPIC is searched in the claims' own text (statement, note, evidence) and in the concepts the
+    claims are about; the claims come ranked, best first.
 
     \b
     Examples:
       atlas claims
-      atlas claims use-ubshmem
+      atlas claims Mooncake
+      atlas claims "tail latency"
       atlas claims --status hypothesis
     """
-    atlas = get_atlas(data_dir)
-    c = _resolve_or_exit(atlas, term, fmt, lang) if term else None
-    emit(fmt, queries.claims(atlas, c, status), lambda r: render.claims(r, lang))
+    if not topic:
+        emit(fmt, queries.claims(get_atlas(data_dir), None, status), lambda r: render.claims(r, lang))
+        return
+    text = " ".join(topic)
+    atlas, index = get_searchable(data_dir)
+    rows = queries.claims_topic(atlas, index, text, status)
+    if not rows and fmt != "json":
+        click.echo(f'no claims match "{text}"' + (f" with status {status}" if status else ""), err=True)
+        sys.exit(1)
+    emit(fmt, rows, lambda r: render.claims(r, lang))
+    if not rows:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("ident", required=False)
+@LANG
+@common_options
+def repo(ident, lang, data_dir, fmt):
+    """List the repositories, or show one: purpose, status, mirror and migration history,
+    hardware, notes and its harvest (head, cut-off head, skipped paths, probes found).
+
+    ID is owner/name (case-insensitive), the name alone, or a unique prefix.
+
+    \b
+    Examples:
+      atlas repo
+      atlas repo hicann/shmem
+    """
+    if not ident:
+        emit(fmt, queries.repos(get_atlas(data_dir)), lambda r: render.repos(r, lang))
+        return
+    atlas, index = get_searchable(data_dir)
+    r = queries.find_repo(atlas, ident)
+    if r is None:
+        from ..text import suggest
+
+        close = [h["id"] for h in index.search(ident, types={"repo"}, limit=5)]
+        close += [x for x in suggest(ident, {r.id: r.id for r in atlas.repositories}, 5) if x not in close]
+        named = [x for x in atlas.repositories if x.id.lower().split("/", 1)[-1] == ident.strip().lower()]
+        message = f'several repositories are named "{ident}"' if len(named) > 1 else \
+            f'no repository "{ident}"'
+        raise AtlasError(message, Location("repo"),
+                         ("closest: " + ", ".join(close[:5])) if close else "run `atlas repo` to list them")
+    emit(fmt, queries.repo(atlas, r), lambda d: render.repo(d, lang))

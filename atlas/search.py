@@ -1,0 +1,419 @@
+"""One ranked, bilingual search over everything the atlas says: concepts, claims, flows and
+repositories (their evidence sentences included).
+
+The engine is SQLite's FTS5 (in the standard library's sqlite3) with bm25 ranking and column
+weights. Text is tokenised here, the same way for documents and queries, and stored as plain
+space-separated tokens:
+
+- English and other alphabetic text by words: NFKC, case-folded, simple plural folding
+  ("flags" -> "flag"); `Put/Get` gives put, get; a compound joined by - _ or . gives its parts and
+  the whole ("fan-out" -> fan, out, fanout).
+- Chinese (CJK) runs by overlapping character pairs plus single characters, so a phrase inside a
+  longer Chinese sentence matches, and a one-character query still finds something.
+
+Ranking, best first: a query that equals an id, name or alias of a hit (case-, width- and
+punctuation-folded); then hits whose names hold every query word; then bm25 over
+names > headline (answers, statement, summary, purpose) > text > evidence sentences.
+A hit must hold at least half of the query's tokens.
+
+The index is a file derived from the compiled index (same key); `build` writes it, `open_index`
+reads it or builds it in memory.
+"""
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+
+from .text import norm, squash, width
+
+FORMAT = 1
+COLUMNS = ("names", "head", "body", "evidence")
+WEIGHTS = (10.0, 4.0, 1.0, 0.5)
+TYPE_ORDER = {"concept": 0, "flow": 1, "claim": 2, "repo": 3}
+MIN_COVERAGE = 0.5
+NAME_WEIGHT = 10.0  # times the share of query tokens found in the names (to NAME_POWER)
+NAME_POWER = 1.5
+TEXT_WEIGHT = 5.0  # times the share of query tokens found anywhere
+PHRASE_WEIGHT = 2.0  # when every query token occurs close together in one column
+NEAR_SLACK = 2
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)")
+_JOIN = re.compile(r"[-_.]")
+_DIGIT = re.compile(r"\d")
+
+
+_STEMS: dict[str, str] = {}
+
+
+def _stem(word: str) -> str:
+    stem = _STEMS.get(word)
+    if stem is None:
+        stem = _STEMS[word] = _stem1(word)
+    return stem
+
+
+def _stem1(word: str) -> str:
+    if len(word) <= 3 or _DIGIT.search(word):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+STOPWORDS = frozenset("a an and are as at by for from in is it its of on or the to with".split())
+
+
+def query_tokens(text: str) -> list[str]:
+    """Distinct tokens of a query; common English words are dropped unless nothing else is left."""
+    found = list(dict.fromkeys(tokens(text, query=True)))
+    kept = [t for t in found if t not in STOPWORDS]
+    return kept or found
+
+
+def tokens(text: str, query: bool = False) -> list[str]:
+    """Search tokens of a text (documents and queries alike; a query skips the single CJK
+    characters of runs longer than one, which only serve one-character queries)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for m in _RUN.finditer(folded):
+        cjk, word = m.group(1), m.group(2)
+        if cjk:
+            if len(cjk) == 1:
+                out.append(cjk)
+                continue
+            out.extend(cjk[i:i + 2] for i in range(len(cjk) - 1))
+            if not query:
+                out.extend(cjk)
+        else:
+            parts = [p for p in _JOIN.split(word) if p]
+            out.extend(_stem(p) for p in parts)
+            if len(parts) > 1:
+                out.append(_stem("".join(parts)))
+    return out
+
+
+def _quote(token: str) -> str:
+    return '"' + token.replace('"', '""') + '"'
+
+
+def _has_cjk(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Documents
+# ---------------------------------------------------------------------------------------------
+
+def _both(text) -> list[tuple[str, str]]:
+    return [(lang, t) for lang, t in (("en", text.en), ("zh", text.zh)) if t]
+
+
+def _evidence(evidence) -> list[tuple[str, str]]:
+    """Evidence sentences and where they point (repository and path of a pin, or the URL)."""
+    out = []
+    for e in evidence:
+        out.extend(_both(e.supports))
+        where = f"{e.pin.repo} {e.pin.path}" if e.pin else e.url
+        if where:
+            out.append(("", where))
+    return out
+
+
+def documents(atlas) -> list[dict]:
+    """One document per concept, claim, flow and repository: its names (for exact matching), a
+    display name, and its texts by column as (language, text) pairs."""
+    docs = []
+    for c in atlas.concepts:
+        head = [p for q, a in c.answers.items() for p in _both(a)]
+        docs.append({
+            "type": "concept", "id": c.id, "name": {"en": c.names.en, "zh": c.names.zh},
+            "keys": [c.id, *c.all_names()],
+            "names": [("", c.id)] + _both(c.names) + [
+                (lang, a) for lang in ("en", "zh") for a in c.aliases.get(lang, [])],
+            "head": head,
+            "body": _both(c.beginner) + _both(c.professional) + _both(c.hardware_note)
+            + _both(c.lifecycle.note),
+            "evidence": _evidence(c.evidence),
+        })
+    for cl in atlas.claims:
+        docs.append({
+            "type": "claim", "id": cl.id, "name": {"en": cl.statement.en, "zh": cl.statement.zh},
+            "keys": [cl.id],
+            "names": [],
+            "head": [("", cl.id)] + _both(cl.statement),
+            "body": _both(cl.note) + [("", " ".join(cl.about))],
+            "evidence": _evidence(cl.evidence),
+        })
+    for f in atlas.flows:
+        docs.append({
+            "type": "flow", "id": f.id, "name": {"en": f.title.en, "zh": f.title.zh},
+            "keys": [f.id, f.title.en, f.title.zh],
+            "names": [("", f.id)] + _both(f.title),
+            "head": _both(f.summary),
+            "body": [p for s in f.steps for p in _both(s.label) + _both(s.note)],
+            "evidence": _evidence([*f.evidence, *(s.source for s in f.steps if s.source)]),
+        })
+    for r in atlas.repositories:
+        docs.append({
+            "type": "repo", "id": r.id, "name": {"en": r.id, "zh": r.id},
+            "keys": [r.id, r.mirror_of] if r.mirror_of else [r.id],
+            "names": [("", r.id)] + ([("", r.mirror_of)] if r.mirror_of else []),
+            "head": _both(r.purpose),
+            "body": _both(r.note) + [("", " ".join(r.migrated_from))],
+            "evidence": _evidence(r.evidence),
+        })
+    return docs
+
+
+# ---------------------------------------------------------------------------------------------
+# The index (SQLite FTS5)
+# ---------------------------------------------------------------------------------------------
+
+_SCHEMA = (
+    "CREATE VIRTUAL TABLE fts USING fts5(names, head, body, evidence, "
+    "tokenize='unicode61 remove_diacritics 0')",
+    "CREATE TABLE doc (rowid INTEGER PRIMARY KEY, type TEXT, id TEXT, name_en TEXT, name_zh TEXT, "
+    "texts BLOB)",
+    "CREATE TABLE key (key TEXT, rowid INTEGER)",
+    "CREATE INDEX key_key ON key(key)",
+)
+
+
+def _fill(con, atlas) -> None:
+    import marshal
+
+    for sql in _SCHEMA:
+        con.execute(sql)
+    for rowid, d in enumerate(documents(atlas), 1):
+        toks = {col: [(lang, t, tokens(t)) for lang, t in d[col]] for col in COLUMNS}
+        cols = [" ".join(" ".join(tk) for _, _, tk in toks[col]) for col in COLUMNS]
+        con.execute("INSERT INTO fts(rowid, names, head, body, evidence) VALUES (?, ?, ?, ?, ?)",
+                    (rowid, *cols))
+        texts = [(col, lang, t, " ".join(dict.fromkeys(tk))) for col in COLUMNS
+                 for lang, t, tk in toks[col]]
+        con.execute("INSERT INTO doc VALUES (?, ?, ?, ?, ?, ?)",
+                    (rowid, d["type"], d["id"], d["name"]["en"], d["name"]["zh"], marshal.dumps(texts)))
+        keys = {k for name in d["keys"] if name for k in (norm(name), squash(name)) if k}
+        con.executemany("INSERT INTO key VALUES (?, ?)", [(k, rowid) for k in sorted(keys)])
+    con.commit()
+
+
+def index_path(key: str):
+    """The index file of one compiled index (whose key covers the data and all the code)."""
+    from . import cache
+
+    return cache.path("search", key, f"-{FORMAT}.sqlite")
+
+
+def build(atlas, key: str | None = None):
+    """Write the search index of `atlas` next to the compiled index (key given), or keep it in
+    memory (no key, or the cache cannot be written). Returns an open `SearchIndex`."""
+    import sqlite3
+
+    if key is not None:
+        path = index_path(key)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if tmp.exists():
+                tmp.unlink()
+            con = sqlite3.connect(tmp)
+            _fill(con, atlas)
+            con.close()
+            os.replace(tmp, path)
+            return SearchIndex(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+        except (OSError, sqlite3.Error):
+            pass  # a read-only cache only costs speed
+    con = sqlite3.connect(":memory:")
+    _fill(con, atlas)
+    return SearchIndex(con)
+
+
+def open_index(key: str, materialise):
+    """The search index for the compiled index `key`; built (from `materialise()`) when missing."""
+    import sqlite3
+
+    path = index_path(key)
+    if path.is_file():
+        try:
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            con.execute("SELECT 1 FROM doc LIMIT 1")
+            return SearchIndex(con)
+        except sqlite3.Error:
+            pass
+    return build(materialise(), key)
+
+
+def for_atlas(atlas):
+    """A search index (in memory) for an atlas in hand."""
+    return build(atlas)
+
+
+class SearchIndex:
+    def __init__(self, con):
+        self.con = con
+
+    def exact(self, text: str) -> list[tuple[str, str]]:
+        """(type, id) of every document having `text` as an id, name, alias or title."""
+        keys = {k for k in (norm(text), squash(text)) if k}
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        rows = self.con.execute(
+            f"SELECT DISTINCT doc.type, doc.id FROM key JOIN doc ON doc.rowid = key.rowid "
+            f"WHERE key.key IN ({marks})", sorted(keys)).fetchall()
+        return sorted(rows, key=lambda r: (TYPE_ORDER[r[0]], r[1]))
+
+    def search(self, text: str, types=None, limit: int = 20) -> list[dict]:
+        """Ranked hits `{type, id, name, score, snippet: {field, lang, text}}`, best first."""
+        query = query_tokens(text)
+        exact = set(self.exact(text))
+        if not query and not exact:
+            return []
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        found: dict[int, float] = {}
+        anywhere: dict[int, int] = {}
+        in_names: dict[int, int] = {}
+        con = self.con
+        if query:
+            match = " OR ".join(_quote(t) for t in query)
+            for rowid, rank in con.execute(
+                    f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,)):
+                found[rowid] = -rank
+            for t in query:
+                for (rowid,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (_quote(t),)):
+                    anywhere[rowid] = anywhere.get(rowid, 0) + 1
+                for (rowid,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?",
+                                            ("names : " + _quote(t),)):
+                    in_names[rowid] = in_names.get(rowid, 0) + 1
+        near: set[int] = set()
+        if len(query) > 1 and PHRASE_WEIGHT:
+            phrase = f"NEAR({' '.join(_quote(t) for t in query)}, {NEAR_SLACK})"
+            near = {r for (r,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (phrase,))}
+        exact_rows = set()
+        if exact:
+            marks = " OR ".join("(type = ? AND id = ?)" for _ in exact)
+            exact_rows = {r for (r,) in con.execute(f"SELECT rowid FROM doc WHERE {marks}",
+                                                    [x for pair in exact for x in pair])}
+            for rowid in exact_rows:
+                found.setdefault(rowid, 0.0)
+        n = len(query)
+        keep = {r: bm for r, bm in found.items()
+                if r in exact_rows or (n and anywhere.get(r, 0) / n >= MIN_COVERAGE)}
+        if not keep:
+            return []
+        marks = ",".join("?" * len(keep))
+        hits = []
+        for rowid, typ, ident, en, zh in con.execute(
+                f"SELECT rowid, type, id, name_en, name_zh FROM doc WHERE rowid IN ({marks})",
+                list(keep)):
+            if types and typ not in types:
+                continue
+            bm = keep[rowid]
+            coverage = anywhere.get(rowid, 0) / n if n else 0.0
+            score = (100.0 if rowid in exact_rows else 0.0) \
+                + (NAME_WEIGHT * (in_names.get(rowid, 0) / n) ** NAME_POWER if n else 0.0) \
+                + TEXT_WEIGHT * coverage + (PHRASE_WEIGHT if rowid in near else 0.0) \
+                + bm / (1.0 + bm)
+            hits.append({"type": typ, "id": ident, "name": {"en": en, "zh": zh},
+                         "score": round(score, 4), "_rowid": rowid})
+        hits.sort(key=lambda h: (-h["score"], TYPE_ORDER[h["type"]], h["id"]))
+        hits = hits[:limit]
+        if hits:
+            import marshal
+
+            marks = ",".join("?" * len(hits))
+            blobs = dict(self.con.execute(f"SELECT rowid, texts FROM doc WHERE rowid IN ({marks})",
+                                          [h["_rowid"] for h in hits]))
+            cjk = _has_cjk(text)
+            for h in hits:
+                h["snippet"] = snippet(marshal.loads(blobs[h.pop("_rowid")]), query, cjk)
+        return hits
+
+
+# ---------------------------------------------------------------------------------------------
+# Snippets
+# ---------------------------------------------------------------------------------------------
+
+SNIPPET_WIDTH = 72
+
+
+def snippet(texts: list, query: list[str], cjk_first: bool) -> dict:
+    """The text that best shows why a document matched, cut around the first matching token."""
+    qset = set(query)
+    best, best_key = None, None
+    order = {c: i for i, c in enumerate(COLUMNS)}
+    for pos, (col, lang, text, toks) in enumerate(texts):
+        have = qset.intersection(toks.split())
+        if not have and best is not None:
+            continue
+        lang_rank = 2 if lang == "" else 0 if (lang == "zh") == cjk_first else 1
+        key = (-len(have), order[col], lang_rank, pos)
+        if best_key is None or key < best_key:
+            best, best_key = (col, lang, text, have), key
+    if best is None:
+        return {"field": "", "lang": "", "text": ""}
+    col, lang, text, have = best
+    return {"field": col, "lang": lang, "text": _cut_around(text, have)}
+
+
+def _find(text_folded: str, token: str) -> int:
+    if _has_cjk(token):
+        return text_folded.find(token)
+    m = re.search(r"(?<![^\W_])" + re.escape(token), text_folded)
+    return m.start() if m else -1
+
+
+def _cut_around(text: str, have: set[str]) -> str:
+    flat = " ".join(text.split())
+    if width(flat) <= SNIPPET_WIDTH:
+        return flat
+    folded = unicodedata.normalize("NFKC", flat).casefold()
+    spots = [i for i in (_find(folded, t) for t in have) if i >= 0] if len(folded) == len(flat) else []
+    at = min(spots) if spots else 0
+    start = at
+    budget = SNIPPET_WIDTH // 3
+    while start > 0 and width(flat[start - 1:at]) <= budget:
+        start -= 1
+    if start > 0:
+        space = flat.find(" ", start, at)
+        if space != -1:
+            start = space + 1
+    end = start
+    used = 0
+    while end < len(flat) and used + width(flat[end]) <= SNIPPET_WIDTH - 2:
+        used += width(flat[end])
+        end += 1
+    if end < len(flat) and not _has_cjk(flat[end - 1:end + 1]):
+        space = flat.rfind(" ", start, end)
+        if space > at:
+            end = space
+    return ("…" if start > 0 else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Relevance against a phrase set
+# ---------------------------------------------------------------------------------------------
+
+def relevance(index: SearchIndex, phrases: list[dict]) -> dict:
+    """Top-1 and top-3 rates of `phrases` ({phrase, expect: "type:id"}) and the misses."""
+    top1 = top3 = 0
+    misses = []
+    for p in phrases:
+        got = [f"{h['type']}:{h['id']}" for h in index.search(p["phrase"], limit=3)]
+        if got[:1] == [p["expect"]]:
+            top1 += 1
+        if p["expect"] in got:
+            top3 += 1
+        else:
+            misses.append({"phrase": p["phrase"], "expect": p["expect"], "got": got})
+        if got[:1] != [p["expect"]] and p["expect"] in got:
+            misses.append({"phrase": p["phrase"], "expect": p["expect"], "got": got, "top3": True})
+    n = len(phrases) or 1
+    return {"phrases": len(phrases), "top1": top1 / n, "top3": top3 / n, "misses": misses}
