@@ -486,8 +486,9 @@
     delete card.dataset.concept;
     add(card, el("h2", null, "The seed's six terms / 六个起点"));
     add(card, el("p", "hint", "Search, or click a concept: it and its direct neighbours are shown, the rest is hidden. " +
-                 "Clicking a neighbour expands it. Lanes (x) are the exact sets of the six questions a concept answers; " +
-                 "inside a lane, older first visible is higher. / 搜索或点击概念：显示它与直接相邻的概念；点击相邻概念可展开。横向分道是概念回答的问题组合。"));
+                 "Clicking a neighbour expands it. Lanes (x) are the six questions: a concept sits in the lane of the first " +
+                 "question it answers, and a mark (+ ...) names the others; inside a lane, older first visible is higher. " +
+                 "/ 搜索或点击概念：显示它与直接相邻的概念；点击相邻概念可展开。横向分道是六问：概念位于它回答的第一个问题的分道，“+”标出其余问题。"));
     var qs = U.section("The six questions / 六问");
     var ql = el("dl");
     D.questions.forEach(function (q) {
