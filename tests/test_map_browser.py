@@ -88,10 +88,11 @@ def wait_js(page, expr: str, timeout_s: float = 10.0):
 
 
 def check_view(page):
-    """Labels at least 12 CSS px at the view the page set; every drawn edge clears the boxes."""
+    """Labels at least 12 CSS px at the view the page set; no box overlaps another; no drawn
+    edge (sampled with vis-network's own curve) passes through a box other than its ends."""
     assert page.evaluate("atlasMap.labelPx()") >= MIN_LABEL_PX - 1e-6
     assert page.evaluate("atlasMap.overlaps()") == []
-    assert set(page.evaluate("atlasMap.crossings()")) <= set(page.evaluate("atlasMap.routeFailed()"))
+    assert page.evaluate("atlasMap.crossings()") == []
 
 
 # ---- the sample atlas: behaviour -----------------------------------------------------------
@@ -277,6 +278,12 @@ def test_explorer_real_atlas_desktop(browser, real_site, artifacts):
             answers = page.evaluate(f"atlasMap.answers('{ident}')")
             lane = page.evaluate(f"atlasMap.laneOf('{ident}')")
             assert lane in answers if answers else lane == ""
+        # expanding a neighbour keeps every edge clear of the boxes
+        page.evaluate("atlasMap.select('ascend-shmem')")
+        assert page.evaluate("atlasMap.selected()") == "ascend-shmem"
+        assert page.evaluate("atlasMap.crossings()") == []
+        assert page.evaluate("atlasMap.overlaps()") == []
+        page.evaluate("atlasMap.open('hccs')")
         # lane titles are HTML, on screen
         titles = page.eval_on_selector_all("#lanes .lane:not([hidden])", "ls => ls.map(l => l.dataset.lane)")
         assert "link" in titles
@@ -317,8 +324,7 @@ def test_flow_real_atlas(browser, real_site, artifacts, flow, viewport):
                             for f in fits), [f for f in fits if f["textW"] > f["boxW"]]
         assert all("\u2026" not in f["label"] for f in fits)  # never truncated
         assert page.evaluate("atlasFlow.overlaps()") == []
-        assert set(page.evaluate("atlasFlow.crossings()")) <= \
-            set(page.evaluate("atlasFlow.routeFailed()"))
+        assert page.evaluate("atlasFlow.crossings()") == []
         assert page.evaluate("atlasFlow.inView()")  # the whole flow is drawn at the first view
         no_sideways_scroll(page)
         assert serious_axe(page) == []

@@ -224,7 +224,7 @@ def _network(**kwargs):
 
 
 FONT = "system-ui, -apple-system, Segoe UI, Noto Sans, Noto Sans CJK SC, sans-serif"
-NODE_W = 118  # explorer box text width (canvas px at scale 1)
+NODE_W = 108  # explorer box text width (canvas px at scale 1)
 NODE_FONT = 14  # canvas px; the page never sets a scale below 12 / NODE_FONT
 
 

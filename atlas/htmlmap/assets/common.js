@@ -163,6 +163,36 @@ var AtlasUI = (function () {
     });
     return { smooth: out, failed: failed };
   }
+  /* An edge drawn as a polyline through invisible waypoint nodes: pts are the inner corners.
+     The segments keep the edge's colour and dashes; the arrow(s) sit on the end segments and
+     the label on the middle one. Every segment carries `rel` (the edge's id) for hover. */
+  var CLEAR = "rgba(0,0,0,0)";
+  function chain(e, pts) {
+    var ids = [e.from], nodesOut = [], edgesOut = [];
+    pts.forEach(function (p, i) {
+      var id = e.id + "~" + i;
+      ids.push(id);
+      nodesOut.push({ id: id, x: p.x, y: p.y, shape: "dot", size: 1, borderWidth: 0, label: undefined,
+                      chosen: false, waypoint: true, physics: false,
+                      color: { background: CLEAR, border: CLEAR, highlight: { background: CLEAR, border: CLEAR },
+                               hover: { background: CLEAR, border: CLEAR } } });
+    });
+    ids.push(e.to);
+    var arrows = String(e.arrows || "");
+    var mid = Math.floor((ids.length - 2) / 2);
+    for (var i = 0; i + 1 < ids.length; i++) {
+      var seg = {};
+      Object.keys(e).forEach(function (k) { seg[k] = e[k]; });
+      seg.id = e.id + "~s" + i; seg.from = ids[i]; seg.to = ids[i + 1]; seg.rel = e.id; seg.smooth = false;
+      var a = [];
+      if (i === ids.length - 2 && arrows.indexOf("to") >= 0) a.push("to");
+      if (i === 0 && arrows.indexOf("from") >= 0) a.push("from");
+      seg.arrows = a.length ? a.join(", ") : { to: { enabled: false } };
+      if (i !== mid) delete seg.label;
+      edgesOut.push(seg);
+    }
+    return { nodes: nodesOut, edges: edgesOut };
+  }
   /* The drawn check (for tests): sample each drawn edge with vis-network's own getPoint and
      count the edges that pass through a box other than their ends. */
   function crossings(network, nodeIds, edgeIds) {
@@ -193,5 +223,5 @@ var AtlasUI = (function () {
   return { data: data, el: el, add: add, link: link, safeHref: safeHref, bi: bi,
            section: section, normalize: normalize, hashParams: hashParams,
            evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
-           crossings: crossings, overlaps: overlaps };
+           crossings: crossings, overlaps: overlaps, chain: chain };
 })();

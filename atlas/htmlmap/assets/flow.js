@@ -34,14 +34,15 @@
   });
 
   var FONT = D.options.nodes.font.size, MARGIN = D.options.nodes.margin;
-  var GAP_X = 56, GAP_Y = 64, PAD = 24;
+  var GAP_X = 56, GAP_Y = 64, PAD = 40;
   var nodes = new vis.DataSet([]);
   var edges = new vis.DataSet([]);
   var container = document.getElementById("network");
   var network = new vis.Network(container, { nodes: nodes, edges: edges }, D.options);
   var canvas = container.querySelector("canvas");
   if (canvas) canvas.style.touchAction = "pan-y";
-  var lang = "both", selected = null, routeFailed = [], boxW = D.meta.boxW, contentH = 0;
+  var lang = "both", selected = null, rerouted = [], boxW = D.meta.boxW, contentH = 0;
+  var rows = [], rowOf = {}, pos = {}, width = 0;
 
   function labelOf(n) { return n.labels[lang]; }
   function levels() {
@@ -57,7 +58,8 @@
   }
 
   function layout() {
-    var width = Math.max(320, container.clientWidth);
+    width = Math.max(320, container.clientWidth);
+    rows = []; rowOf = {}; pos = {};
     var lv = levels(), P = preds();
     var widest = Math.max.apply(null, lv.map(function (l) { return l.length; }));
     /* the box width that puts the widest level on one row, within [MIN_W, D.meta.boxW] */
@@ -78,7 +80,7 @@
     D.nodes.forEach(function (n) { var b = network.getBoundingBox(n.id); hOf[n.id] = b.bottom - b.top; });
     /* rows: each level in order, wrapped at perRow; inside a level, steps go by the mean x of
        their predecessors (ties: step order) */
-    var pos = {}, y = PAD, order = {};
+    var y = PAD, order = {};
     D.nodes.forEach(function (n, i) { order[n.id] = i; });
     lv.forEach(function (ids) {
       var key = {};
@@ -94,7 +96,9 @@
         var rowH = Math.max.apply(null, row.map(function (id) { return hOf[id]; }));
         row.forEach(function (id, i) {
           pos[id] = { x: x0 + i * (full + GAP_X) + full / 2, y: y + rowH / 2 };
+          rowOf[id] = rows.length;
         });
+        rows.push({ top: y, bottom: y + rowH });
         y += rowH + GAP_Y;
       }
     });
@@ -108,24 +112,46 @@
       return { id: n.id, left: b.left, right: b.right, top: b.top, bottom: b.bottom };
     });
     var rt = U.route(D.edges, pos, boxes, 6);
-    routeFailed = rt.failed;
+    rerouted = rt.failed;
     routed = rt.smooth;
     drawEdges();
     network.moveTo({ position: { x: width / 2, y: contentH / 2 }, scale: 1, animation: false });
     if (selected) network.selectNodes([selected]);
   }
 
+  /* An edge no curve gets through goes around: down (or up) out of its box into the empty
+     gap between rows, along it to a corridor at the page's side, along the corridor to the gap
+     next to the other end's row, and into that box. No box stands in a gap or a corridor. */
+  function detour(e, track) {
+    var a = pos[e.from], b = pos[e.to], ra = rows[rowOf[e.from]], rb = rows[rowOf[e.to]];
+    var down = rowOf[e.to] >= rowOf[e.from];
+    var gA = down ? ra.bottom + GAP_Y / 2 : ra.top - GAP_Y / 2;
+    var gB = down ? rb.top - GAP_Y / 2 : rb.bottom + GAP_Y / 2;
+    if (Math.abs(gA - gB) < 1 || rowOf[e.to] === rowOf[e.from]) return [{ x: a.x, y: gA }, { x: b.x, y: gA }];
+    var left = (a.x + b.x) / 2 < width / 2;
+    var sx = left ? 12 + 6 * (track % 4) : width - 12 - 6 * (track % 4);
+    return [{ x: a.x, y: gA }, { x: sx, y: gA }, { x: sx, y: gB }, { x: b.x, y: gB }];
+  }
   var routed = {};
   function drawEdges() {
     edges.clear();
-    edges.add(D.edges.map(function (e) {
+    nodes.remove(nodes.get({ filter: function (n) { return n.waypoint; } }).map(function (n) { return n.id; }));
+    var failed = {}, track = 0, out = [], waypoints = [];
+    rerouted.forEach(function (id) { failed[id] = true; });
+    D.edges.forEach(function (e) {
       var o = {};
       Object.keys(e).forEach(function (k) { o[k] = e[k]; });
       o.smooth = routed[e.id] || false;
       o.title = e.label;
+      o.rel = e.id;
       if (!(selected && (e.from === selected || e.to === selected))) delete o.label;
-      return o;
-    }));
+      if (!failed[e.id]) { out.push(o); return; }
+      var c = U.chain(o, detour(e, track++));
+      waypoints = waypoints.concat(c.nodes);
+      out = out.concat(c.edges);
+    });
+    if (waypoints.length) nodes.add(waypoints);
+    edges.add(out);
   }
   function renderCard(id) {
     var card = U.clear(document.getElementById("card"));
@@ -165,7 +191,7 @@
     if (location.hash !== want) history.replaceState(null, "", want);
     return true;
   }
-  network.on("click", function (p) { if (p.nodes && p.nodes.length) select(p.nodes[0]); });
+  network.on("click", function (p) { if (p.nodes && p.nodes.length && stepById[p.nodes[0]]) select(p.nodes[0]); });
   window.addEventListener("hashchange", function () {
     var h = U.hashParams();
     if (h.step) select(h.step);
@@ -208,8 +234,10 @@
 
   window.atlasFlow = Object.freeze({
     ready: true,
-    nodeCount: function () { return nodes.length; },
-    edgeCount: function () { return edges.length; },
+    nodeCount: function () { return nodes.get({ filter: function (n) { return !n.waypoint; } }).length; },
+    edgeCount: function () {
+      return edges.get().map(function (e) { return e.rel; }).filter(function (r, i, a) { return a.indexOf(r) === i; }).length;
+    },
     select: select,
     selected: function () { return selected; },
     setLang: function (l) {
@@ -237,9 +265,9 @@
         return tl.x >= -1 && tl.y >= -1 && br.x <= w + 1 && br.y <= h + 1;
       });
     },
-    crossings: function () { return U.crossings(network, nodes.getIds(), edges.getIds()); },
-    overlaps: function () { return U.overlaps(network, nodes.getIds()); },
-    routeFailed: function () { return routeFailed.slice(); },
+    crossings: function () { return U.crossings(network, D.nodes.map(function (n) { return n.id; }), edges.getIds()); },
+    overlaps: function () { return U.overlaps(network, D.nodes.map(function (n) { return n.id; })); },
+    rerouted: function () { return rerouted.slice(); },
     focus: function (id) {
       var p = network.getPositions([id])[id];
       if (!p) return null;

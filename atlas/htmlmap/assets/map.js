@@ -18,8 +18,8 @@
   var kindById = {};
   D.kinds.forEach(function (k) { kindById[k.id] = k; });
   var FONT = D.options.nodes.font.size, MIN_SCALE = D.meta.minFont / FONT, MAX_SCALE = 1.5;
-  var BOX_W = D.meta.nodeW + 2 * D.options.nodes.margin;
-  var COL_GAP = 30, ROW_GAP = 30, LANE_GAP = 12;
+  var BOX_W = D.meta.nodeW + 2 * D.options.nodes.margin;  /* updated to the widest drawn box */
+  var COL_GAP = 26, ROW_GAP = 28, LANE_GAP = 10;
 
   /* adjacency: i -> [[j, rel index]] both ways */
   var adj = new Array(N);
@@ -40,7 +40,7 @@
   var state = { asOf: D.meta.asOf || D.meta.cutoff, hide: false, kinds: {}, question: "",
                 repo: "", lifecycle: "", selected: null, shown: {}, expanded: {} };
   D.kinds.forEach(function (k) { state.kinds[k.id] = true; });
-  var drawn = [], lanesDrawn = [], routeFailed = [], lastFit = null;
+  var drawn = [], lanesDrawn = [], rerouted = [], lastFit = null;
 
   function visibleAt(c) { return !c.first || !c.first.date || c.first.date <= state.asOf; }
   function passes(c) {
@@ -110,7 +110,7 @@
       x += COL_W;
     });
     if (cur) { cur.x1 = x; lanesOut.push(cur); }
-    return { pos: pos, lanes: lanesOut, w: x, h: best.h, cols: colsOut };
+    return { pos: pos, lanes: lanesOut, w: x, h: best.h, cols: colsOut, g: g };
   }
 
   /* A short column may slide up or down inside the drawing's height; keep the slide that lets
@@ -182,7 +182,12 @@
     nodes.add(ids.map(function (id) { return nodeRecord(id, { x: 0, y: 0 }); }));
     network.redraw();
     var hOf = {};
-    ids.forEach(function (id) { var b = network.getBoundingBox(id); hOf[id] = b.bottom - b.top; });
+    BOX_W = D.meta.nodeW + 2 * D.options.nodes.margin;
+    ids.forEach(function (id) {
+      var b = network.getBoundingBox(id);
+      hOf[id] = b.bottom - b.top + 4;  /* + the selected border */
+      BOX_W = Math.max(BOX_W, b.right - b.left + 4);
+    });
     var ers = edgeRecords(ids);
     /* more room between boxes until every edge finds a clear path, while labels stay >= 12 px */
     var L = null, rt = null;
@@ -201,12 +206,38 @@
     lanesDrawn = L.lanes;
     nodes.update(ids.map(function (id) { return { id: id, x: L.pos[id].x, y: L.pos[id].y }; }));
     network.redraw();
-    routeFailed = rt.failed;
+    /* an edge no curve gets through goes around: out of its box sideways into the gap next to
+       its column, along that gap (no box stands in a gap) to a corridor above (or below) every
+       box, and down (or up) the gap next to the other end. */
+    var top = Infinity, bottom = -Infinity, failed = {};
+    ids.forEach(function (id) {
+      top = Math.min(top, L.pos[id].y - hOf[id] / 2); bottom = Math.max(bottom, L.pos[id].y + hOf[id] / 2);
+    });
+    rt.failed.forEach(function (id) { failed[id] = true; });
+    var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0;
     ers.forEach(function (e) {
       e.smooth = rt.smooth[e.id] || false;
       if (state.selected && (e.from === state.selected || e.to === state.selected)) e.label = e.type;
       e.title = nameOf(e.from) + " \u2192 " + e.type + " \u2192 " + nameOf(e.to);
+      e.rel = e.id;
+      if (!failed[e.id]) { out.push(e); return; }
+      var a = L.pos[e.from], b = L.pos[e.to], off = ((track % 5) - 2) * 4, pts;
+      var ca = a.x + (b.x >= a.x ? side : -side) + off, cb = b.x + (b.x > a.x ? -side : side) + off;
+      if (Math.abs(a.x - b.x) < 1) {
+        pts = [{ x: ca, y: a.y }, { x: ca, y: b.y }];
+      } else {
+        var up = (a.y - top) + (b.y - top) <= (bottom - a.y) + (bottom - b.y);
+        var cy = up ? top - 18 - 6 * track : bottom + 18 + 6 * track;
+        pts = [{ x: ca, y: a.y }, { x: ca, y: cy }, { x: cb, y: cy }, { x: cb, y: b.y }];
+      }
+      track++;
+      var c = U.chain(e, pts);
+      waypoints = waypoints.concat(c.nodes);
+      out = out.concat(c.edges);
     });
+    rerouted = rt.failed.slice();
+    if (waypoints.length) nodes.add(waypoints);
+    ers = out;
     edges.add(ers);
     drawn = ids;
     if (state.selected && byId[state.selected] && L.pos[state.selected]) network.selectNodes([state.selected]);
@@ -221,8 +252,8 @@
   function fit() {
     if (!drawn.length) return;
     var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-    drawn.forEach(function (id) {
-      var b = network.getBoundingBox(id);
+    nodes.get().forEach(function (n) {
+      var b = n.waypoint ? { left: n.x, right: n.x, top: n.y, bottom: n.y } : network.getBoundingBox(n.id);
       x0 = Math.min(x0, b.left); x1 = Math.max(x1, b.right);
       y0 = Math.min(y0, b.top); y1 = Math.max(y1, b.bottom);
     });
@@ -280,7 +311,11 @@
   /* ---- hover: the node's own edges stay, the others fade ---- */
   network.on("hoverNode", function (p) {
     var keep = {};
-    network.getConnectedEdges(p.node).forEach(function (e) { keep[e] = true; });
+    if (!byId[p.node]) return;
+    edges.get().forEach(function (e) {
+      var r = D.rels[+e.rel.slice(1)];
+      if (r && (D.concepts[r[0]].id === p.node || D.concepts[r[1]].id === p.node)) keep[e.id] = true;
+    });
     edges.update(edges.get().map(function (e) {
       var c = edges.get(e.id).color;
       return { id: e.id, color: { color: c.highlight, highlight: c.highlight, hover: c.highlight,
@@ -332,7 +367,7 @@
     if (location.hash !== want && (want || location.hash)) history.replaceState(null, "", want || location.pathname);
   }
   network.on("click", function (p) {
-    if (p.nodes && p.nodes.length) expand(p.nodes[0]);
+    if (p.nodes && p.nodes.length && byId[p.nodes[0]]) expand(p.nodes[0]);
   });
   window.addEventListener("hashchange", function () {
     var h = U.hashParams();
@@ -652,8 +687,10 @@
   window.atlasMap = Object.freeze({
     ready: true,
     conceptCount: function () { return N; },
-    nodeCount: function () { return nodes.length; },
-    edgeCount: function () { return edges.length; },
+    nodeCount: function () { return nodes.get({ filter: function (n) { return !n.waypoint; } }).length; },
+    edgeCount: function () {
+      return edges.get().map(function (e) { return e.rel; }).filter(function (r, i, a) { return a.indexOf(r) === i; }).length;
+    },
     drawnIds: function () { return drawn.slice(); },
     neighbours: function (id) { return byId[id] ? neighbours(id).filter(function (n, i, a) { return a.indexOf(n) === i; }).sort() : []; },
     search: search,
@@ -679,10 +716,28 @@
     },
     crossings: function () { return U.crossings(network, drawn, edges.getIds()); },
     overlaps: function () { return U.overlaps(network, drawn); },
-    routeFailed: function () { return routeFailed.slice(); },
-    edgeLabels: function () { return edges.get().filter(function (e) { return e.label; }).map(function (e) { return e.id; }); },
-    edgesOf: function (id) { return network.getConnectedEdges(id); },
+    rerouted: function () { return rerouted.slice(); },
+    edgeLabels: function () {
+      return edges.get().filter(function (e) { return e.label; }).map(function (e) { return e.rel; })
+        .filter(function (r, i, a) { return a.indexOf(r) === i; }).sort();
+    },
+    edgesOf: function (id) {
+      return edges.get().filter(function (e) {
+        var r = D.rels[+e.rel.slice(1)];
+        return D.concepts[r[0]].id === id || D.concepts[r[1]].id === id;
+      }).map(function (e) { return e.rel; }).filter(function (r, i, a) { return a.indexOf(r) === i; }).sort();
+    },
     positions: function () { return network.getPositions(drawn); },
+    boxes: function () {
+      var o = {};
+      drawn.forEach(function (id) { o[id] = network.getBoundingBox(id); });
+      return o;
+    },
+    segments: function (eid) {
+      var e = network.body.edges[eid], pts = [];
+      for (var i = 0; i <= 8; i++) pts.push(e.edgeType.getPoint(i / 8));
+      return { from: e.fromId, to: e.toId, pts: pts };
+    },
     focus: function (id) { return domOf(id); }
   });
 })();
