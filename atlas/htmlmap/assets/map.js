@@ -242,10 +242,11 @@
     drawn = ids;
     if (state.selected && byId[state.selected] && L.pos[state.selected]) network.selectNodes([state.selected]);
     else network.unselectAll();
+    status(ids);  /* first: the status line can change the header's height and so the canvas */
+    renderShownList(ids);
+    network.setSize("100%", "100%");
     if (refit !== false) fit();
     renderLaneTitles();
-    renderShownList(ids);
-    status(ids);
   }
   /* Fit the drawn boxes with a 12 px margin (vis-network's own fit leaves 10 % on each axis);
      never above MAX_SCALE nor below MIN_SCALE (then centred on the selection). */
