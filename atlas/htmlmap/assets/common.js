@@ -47,9 +47,9 @@ var AtlasUI = (function () {
     }
     return box;
   }
-  function section(title) {
+  function section(title, level) {
     var s = el("section", "sec");
-    s.appendChild(el("h3", null, title));
+    s.appendChild(el(level || "h3", null, title));
     return s;
   }
   function normalize(q) {
@@ -120,10 +120,14 @@ var AtlasUI = (function () {
     return true;
   }
   function pathHits(pts, boxes, skip) {
-    var hits = 0;
+    var hits = 0, x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (var j = 0; j < pts.length; j++) {
+      x0 = Math.min(x0, pts[j].x); x1 = Math.max(x1, pts[j].x);
+      y0 = Math.min(y0, pts[j].y); y1 = Math.max(y1, pts[j].y);
+    }
     for (var k = 0; k < boxes.length; k++) {
       var bx = boxes[k];
-      if (skip[bx.id]) continue;
+      if (skip[bx.id] || bx.right < x0 || bx.left > x1 || bx.bottom < y0 || bx.top > y1) continue;
       for (var i = 0; i + 1 < pts.length; i++) {
         if (segHitsBox(pts[i], pts[i + 1], bx)) { hits++; break; }
       }

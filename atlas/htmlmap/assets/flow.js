@@ -197,9 +197,9 @@
     if (h.step) select(h.step);
   });
   var evidence = document.getElementById("steps");
-  if (D.flow.evidence.length) add(evidence, add(U.section("Flow evidence / 证据"), U.evidenceList(D.flow.evidence)));
+  if (D.flow.evidence.length) add(evidence, add(U.section("Flow evidence / 证据", "h2"), U.evidenceList(D.flow.evidence)));
   (function () {
-    var steps = U.section("Steps / 步骤");
+    var steps = U.section("Steps / 步骤", "h2");
     var ol = el("ol", "steps");
     D.steps.forEach(function (s) {
       var li = el("li");
