@@ -191,7 +191,7 @@
     var ers = edgeRecords(ids);
     /* more room between boxes until every edge finds a clear path, while labels stay >= 12 px */
     var L = null, rt = null;
-    [1, 1.6, 2.3, 3.2].some(function (g) {
+    function attempt(g) {
       var L2 = layout(ids, w, h, hOf, g);
       var boxes = ids.map(function (id) {
         var p = L2.pos[id];
@@ -199,10 +199,22 @@
       });
       var rt2 = U.route(ers, L2.pos, boxes, 6);
       if (rt2.failed.length) rt2 = slide(L2, ers, boxes, rt2, hOf);
-      var fits = Math.min((w - 24) / L2.w, (h - 24) / L2.h) >= MIN_SCALE;
-      if (!L || (fits && rt2.failed.length < rt.failed.length)) { L = L2; rt = rt2; }
-      return !rt.failed.length || !fits;
-    });
+      return { L: L2, rt: rt2, fits: Math.min((w - 24) / L2.w, (h - 24) / L2.h) >= MIN_SCALE };
+    }
+    /* gaps: narrower until the set fits at the 12 px scale; when it fits, wider while that lets
+       more edges through without a detour */
+    var best = attempt(1);
+    if (!best.fits) {
+      [0.7, 0.5].some(function (g) { best = attempt(g); return best.fits; });
+    } else if (best.rt.failed.length) {
+      [1.6, 2.3].some(function (g) {
+        var t = attempt(g);
+        if (!t.fits) return true;
+        if (t.rt.failed.length < best.rt.failed.length) best = t;
+        return !best.rt.failed.length;
+      });
+    }
+    L = best.L; rt = best.rt;
     lanesDrawn = L.lanes;
     nodes.update(ids.map(function (id) { return { id: id, x: L.pos[id].x, y: L.pos[id].y }; }));
     network.redraw();
@@ -215,13 +227,14 @@
     });
     rt.failed.forEach(function (id) { failed[id] = true; });
     var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0;
+    var step = Math.max(0, Math.min(4, (COL_GAP * L.g / 2 - 4) / 2));
     ers.forEach(function (e) {
       e.smooth = rt.smooth[e.id] || false;
       if (state.selected && (e.from === state.selected || e.to === state.selected)) e.label = e.type;
       e.title = nameOf(e.from) + " \u2192 " + e.type + " \u2192 " + nameOf(e.to);
       e.rel = e.id;
       if (!failed[e.id]) { out.push(e); return; }
-      var a = L.pos[e.from], b = L.pos[e.to], off = ((track % 5) - 2) * 4, pts;
+      var a = L.pos[e.from], b = L.pos[e.to], off = ((track % 5) - 2) * step, pts;
       var ca = a.x + (b.x >= a.x ? side : -side) + off, cb = b.x + (b.x > a.x ? -side : side) + off;
       if (Math.abs(a.x - b.x) < 1) {
         pts = [{ x: ca, y: a.y }, { x: ca, y: b.y }];
