@@ -1,5 +1,6 @@
-"""Unit tests of the HTML map (issue 5) on the generated pages: counts, no external URL,
-escaping, determinism, layout, CLI. The browser end-to-end test is test_map_browser.py."""
+"""Unit tests of the site's graph pages (explorer and flows) on the generated files: counts, no
+external URL, escaping, determinism, lanes, CLI. The browser end-to-end test is
+test_map_browser.py."""
 from __future__ import annotations
 
 import json
@@ -11,8 +12,10 @@ from click.testing import CliRunner
 
 from atlas.errors import AtlasError
 from atlas.htmlmap import build_site
-from atlas.htmlmap.layout import CELL_H, CELL_W, NONE_LANE, COLS_PER_QUESTION, lane, layout_map
-from atlas.htmlmap.render import pin_url, script_json, vis_js
+from hypothesis import given, settings, strategies as st
+
+from atlas.htmlmap.layout import NONE_LANE, answered, lane_key, lanes, marks
+from atlas.htmlmap.render import VIS_FILE, node_label, pin_url, script_json, seed_focus, vis_js
 from atlas.model import (
     QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin,
     Probe, Question, Relation, Repository, Sighting, Text)
@@ -94,27 +97,52 @@ def page_data(html: str) -> dict:
     return json.loads(m.group(1))
 
 
-def test_writes_index_and_one_page_per_flow(tmp_path):
+def test_writes_explorer_flows_and_one_vis_script(tmp_path):
     paths = build_site(sample_atlas(), tmp_path / "out")
-    assert [p.name for p in paths] == ["index.html", "flow-udma-put.html"]
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in paths)
+    assert [p.name for p in paths] == ["explorer.html", "flow-udma-put.html"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == \
+        sorted([p.name for p in paths] + [VIS_FILE])
+    assert (tmp_path / "out" / VIS_FILE).read_text("utf-8") == vis_js()
+    for p in paths:  # one shared copy, loaded by src, never inlined
+        html = p.read_text("utf-8")
+        assert f'<script src="{VIS_FILE}"></script>' in html
+        assert vis_js()[:200] not in html
     assert not (tmp_path / "lib").exists() and not Path("lib").exists()
 
 
+def _rels(data: dict) -> set[tuple[str, str, str]]:
+    ids = [c["id"] for c in data["concepts"]]
+    types = [t["type"] for t in data["relTypes"]]
+    return {(ids[a], types[t], ids[b]) for a, b, t in data["rels"]}
+
+
 def test_node_and_edge_counts(site):
-    data = page_data((site / "index.html").read_text("utf-8"))
+    data = page_data((site / "explorer.html").read_text("utf-8"))
     assert len(data["nodes"]) == 7
-    # 5 relations, one to a concept that is not in the atlas: 4 edges
-    assert len(data["edges"]) == 4
-    assert {(e["from"], e["label"], e["to"]) for e in data["edges"]} == {
+    # 5 relations, one to a concept that is not in the atlas: 4 drawn relations
+    assert _rels(data) == {
         ("hccl", "built-on", "hcomm"), ("hccl", "alternative-to", "shmem"),
         ("shmem", "uses", "udma"), ("aiv-direct", "submits-to", "udma")}
-    assert all(n["x"] is not None and n["y"] is not None for n in data["nodes"])
     assert data["options"]["physics"]["enabled"] is False
+    # the seed's terms that the sample holds, in the seed's order
+    assert data["meta"]["focus"] == seed_focus(sample_atlas()) == ["hccs", "hccl"]
+    bare = sample_atlas()
+    bare.concepts = [c for c in bare.concepts if c.id not in ("hccs", "hccl")]
+    bare.reindex()  # no seed term left: the concepts with the most relations
+    assert seed_focus(bare)[:2] == ["udma", "aiv-direct"]
     flow = page_data((site / "flow-udma-put.html").read_text("utf-8"))
     assert len(flow["nodes"]) == 3 and len(flow["edges"]) == 3
-    assert flow["options"]["layout"]["hierarchical"]["direction"] == "LR"
     assert {n["id"]: n["level"] for n in flow["nodes"]} == {"alloc": 0, "kernel": 1, "wait": 2}
+    kernel = [n for n in flow["nodes"] if n["id"] == "kernel"][0]
+    assert kernel["labels"] == {"en": "kernel writes", "zh": "核写", "both": "kernel writes\n核写"}
+
+
+def test_seed_focus_on_the_bundled_atlas():
+    from atlas.index import load_atlas
+
+    atlas = load_atlas(Path(__file__).resolve().parent.parent / "data")
+    assert seed_focus(atlas) == ["dma", "hccs", "hccl", "ascend-shmem", "fabric-memory",
+                                 "aiv-direct-drive"]
 
 
 EXTERNAL = [
@@ -122,11 +150,10 @@ EXTERNAL = [
     re.compile(r"""url\(\s*["']?\s*(?:https?:|//)""", re.I),
     re.compile(r"@import", re.I),
     re.compile(r"""<link\b""", re.I),
-    re.compile(r"""<script\b[^>]*\bsrc\s*=""", re.I),
 ]
 
 
-@pytest.mark.parametrize("name", ["index.html", "flow-udma-put.html"])
+@pytest.mark.parametrize("name", ["explorer.html", "flow-udma-put.html"])
 def test_no_external_resources(site, name):
     html = (site / name).read_text("utf-8")
     for pattern in EXTERNAL:
@@ -135,17 +162,17 @@ def test_no_external_resources(site, name):
                  "tom-select", "fonts.googleapis"):
         assert host not in html.lower()
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
-    assert "default-src 'none'" in csp and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
-    # the inlined vis-network and our own script are the only scripts
-    assert vis_js() in html
-    assert len(re.findall(r"<script\b", html.replace(vis_js(), ""))) == 3  # data, vis, ours
+    script_src = csp.split("script-src")[1].split(";")[0]
+    assert "default-src 'none'" in csp and "unsafe-inline" not in script_src
+    assert script_src.split()[0] == "'self'" and len(script_src.split()) == 2  # 'self' + our hash
+    # the only script loaded by src is the shared vis-network file next to the page
+    assert re.findall(r"<script\b[^>]*\bsrc\s*=\s*\"([^\"]*)\"", html) == [VIS_FILE]
+    assert len(re.findall(r"<script\b", html)) == 3  # data, vis, ours
 
 
-@pytest.mark.parametrize("name", ["index.html", "flow-udma-put.html"])
+@pytest.mark.parametrize("name", ["explorer.html", "flow-udma-put.html"])
 def test_injection_is_escaped(site, name):
     html = (site / name).read_text("utf-8")
-    assert vis_js() in html  # inlined as shipped; the checks below look at everything else
-    html = html.replace(vis_js(), "")
     assert EVIL not in html
     assert "<img" not in html and "<b>" not in html and "onerror=alert(1)>" not in html
     assert "\u2028" not in html and "\u2029" not in html
@@ -170,13 +197,14 @@ def test_two_builds_are_byte_identical(tmp_path):
     b = build_site(atlas, tmp_path / "b", as_of=None)
     for pa, pb in zip(a, b):
         assert pa.read_bytes() == pb.read_bytes(), pa.name
+    assert (tmp_path / "a" / VIS_FILE).read_bytes() == (tmp_path / "b" / VIS_FILE).read_bytes()
     c = build_site(sample_atlas(), tmp_path / "c", as_of="2022-01-01")
     assert c[0].read_bytes() != a[0].read_bytes()
     assert page_data(c[0].read_text("utf-8"))["meta"]["asOf"] == "2022-01-01"
 
 
 def test_card_data(site):
-    data = page_data((site / "index.html").read_text("utf-8"))
+    data = page_data((site / "explorer.html").read_text("utf-8"))
     c = {x["id"]: x for x in data["concepts"]}
     hccl = c["hccl"]
     assert hccl["names"] == {"en": "HCCL", "zh": "集合通信库"}
@@ -204,35 +232,38 @@ def test_pin_url_hosts():
     assert pin_url(atlas, Evidence(url="https://arxiv.org/abs/1")) == "https://arxiv.org/abs/1"
 
 
-def test_layout_axes():
+def test_lanes_never_put_a_concept_on_a_question_it_does_not_answer(site):
     atlas = sample_atlas()
-    layout = layout_map(atlas)
-    hist = layout.positions["history"]
-    qx = {col.key: col.x for col in layout.columns}
-    # a concept answering address (1) and submit (2) sits between the two columns
-    assert lane(atlas.concept("hcomm")) * CELL_W == (qx["address"] + qx["submit"]) // 2
-    assert lane(atlas.concept("evil")) == NONE_LANE and qx[""] == NONE_LANE * CELL_W
-    assert abs(hist["hccl"][0] - qx["organize"]) <= CELL_W
-    # history: older first visible sits higher; undated concepts come last
-    assert hist["hccl"][1] < hist["shmem"][1] < hist["udma"][1] < hist["evil"][1]
-    assert [b.key for b in layout.bands["history"]] == ["2021", "2024", "2025", "undated"]
-    assert [b.key for b in layout.bands["kind"]] == ["library", "link", "engine", "technique",
-                                                     "concept"]
-    for view in ("history", "kind"):
-        cells = list(layout.positions[view].values())
-        assert len(cells) == len(set(cells)), "two concepts in one cell"
-        assert all(x % CELL_W == 0 and y % CELL_H == 0 for x, y in cells)
+    assert lanes() == [*QUESTION_IDS, NONE_LANE]
+    hcomm = atlas.concept("hcomm")  # address and submit: the address lane, marked "+ submit"
+    assert lane_key(hcomm) == "address" and marks(hcomm) == ["submit"]
+    assert node_label(hcomm).endswith("\n+ submit")
+    assert lane_key(atlas.concept("evil")) == NONE_LANE and marks(atlas.concept("evil")) == []
+    data = page_data((site / "explorer.html").read_text("utf-8"))
+    lane_keys = [ln["key"] for ln in data["lanes"]]
+    for node, c in zip(data["nodes"], data["concepts"]):
+        key = lane_keys[node["lane"]]
+        assert key in c["answers"] if c["answers"] else key == NONE_LANE
 
 
-def test_layout_no_overlap_when_crowded():
-    concepts = [Concept(f"c{i:03d}", "library", Text(f"C{i}", ""),
-                        answers={"move": Text("x", "y")}) for i in range(50)]
-    layout = layout_map(Atlas(concepts=concepts))
-    cells = list(layout.positions["history"].values())
-    assert len(set(cells)) == 50
-    xs = {x for x, _ in cells}
-    move = QUESTION_IDS.index("move") * COLS_PER_QUESTION * CELL_W
-    assert xs == {move - CELL_W, move, move + CELL_W}
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.sampled_from(QUESTION_IDS)))
+def test_lane_and_marks_cover_exactly_the_answers(qs):
+    c = Concept("x", "library", Text("X", "X"), answers={q: Text("a", "b") for q in qs})
+    got = [lane_key(c)] + marks(c) if lane_key(c) else []
+    assert sorted(got) == sorted(qs)  # the lane and the marks name every answer, nothing else
+    assert answered(c) == [q for q in QUESTION_IDS if q in qs]
+    if qs:
+        assert lane_key(c) in qs
+
+
+def test_node_labels_shorten_long_names():
+    c = Concept("hccl", "library", Text("HCCL (Huawei Collective Communication Library)",
+                                        "华为集合通信库 HCCL"), answers={"organize": Text("a", "b")})
+    assert node_label(c) == "HCCL\n华为集合通信库 HCCL"
+    same = Concept("m", "build-flag", Text("Mooncake USE_ASCEND (over HCCL)",
+                                           "Mooncake USE_ASCEND（基于 HCCL）"))
+    assert node_label(same) == "Mooncake USE_ASCEND"  # the zh name says the same: once
 
 
 def test_bad_as_of_and_bad_flow_id(tmp_path):
@@ -263,6 +294,6 @@ def test_cli_map(tmp_path, monkeypatch):
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01"])
     assert res.exit_code == 0, res.output
     assert "wrote 2 pages" in res.output
-    assert page_data((out / "index.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
+    assert page_data((out / "explorer.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1"])
     assert res.exit_code != 0 and "YYYY-MM-DD" in res.output

@@ -1,4 +1,4 @@
-"""`atlas map`: write the interactive HTML map (index.html and one page per flow)."""
+"""`atlas map`: write the HTML site (the relation explorer and one page per flow)."""
 from __future__ import annotations
 
 import re
@@ -16,7 +16,7 @@ def _date(ctx, param, value):
 
 @click.command("map")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), default="site",
-              show_default=True, help="Directory to write index.html and flow-<id>.html into.")
+              show_default=True, help="Directory to write the site into (explorer.html, flow-<id>.html, ...).")
 @click.option("--as-of", "as_of", metavar="DATE", callback=_date, default=None,
               help="Initial date of the page's as-of control (default: the atlas cut-off); "
                    "concepts first visible later start greyed out.")
@@ -25,7 +25,7 @@ def map_(out_dir, as_of, data_dir):
     """Write a self-contained HTML map of the atlas (works from file://, no network).
 
     \b
-    x: the six questions; y: first-visible date or kind (toggle in the page).
+    explorer.html opens on the seed's six terms; search or click for a concept's neighbours.
     Examples:
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01

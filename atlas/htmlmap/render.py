@@ -1,11 +1,11 @@
-"""Build the HTML map: pyvis Networks filled from the atlas, written through our own template.
+"""Build the HTML site's graph pages: the relation explorer and one page per flow.
 
-Every page is one self-contained file that works from file:// without any network: the
-vis-network script shipped inside the installed pyvis wheel is inlined at build time (never
-copied into the repository, no lib/ folder), there is no Bootstrap or Tom Select, and a
-Content-Security-Policy with `default-src 'none'` and per-script hashes forbids every fetch and
-every script we did not write. All data goes into the page as one JSON block with <, >, & and
-U+2028/U+2029 escaped; the page scripts set text with textContent only.
+The pages work from file:// without any network. The vis-network script that ships inside the
+installed pyvis wheel is written once next to the pages (`vis-network.min.js`, never copied into
+the repository) and loaded by the graph pages with `<script src>`; a Content-Security-Policy with
+`default-src 'none'` allows only that same-directory script (`'self'`) and our own inline script
+by its hash, and forbids every fetch. All data goes into the page as one JSON block with <, >, &
+and U+2028/U+2029 escaped; the page scripts set text with textContent only.
 """
 from __future__ import annotations
 
@@ -24,23 +24,28 @@ from ..model import (
     EDGE_TYPES, ID_RE, KINDS, LIFECYCLES, QUESTION_IDS, SYMMETRIC, Atlas, Concept, Evidence,
     Flow, Text)
 from ..text import norm
-from .layout import CELL_H, CELL_W, MapLayout, flow_levels, layout_map
+from .layout import answered, flow_levels, lane_key, lanes, marks
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 ASSETS = HERE / "assets"
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+VIS_FILE = "vis-network.min.js"  # the one shared copy, next to the pages
+EXPLORER = "explorer.html"
 
-# kind -> (colour, vis shape, legend glyph); label-below shapes so all nodes line up alike
+# The seed's six terms: the explorer opens on them (those present in the atlas).
+SEED_FOCUS = ("dma", "hccs", "hccl", "ascend-shmem", "fabric-memory", "aiv-direct-drive")
+
+# kind -> (colour, vis shape, legend glyph)
 KIND_STYLE: dict[str, tuple[str, str, str]] = {
     "library": ("#2b6cb0", "dot", "\u25cf"),
-    "api": ("#4299e1", "diamond", "\u25c6"),
+    "api": ("#3182ce", "diamond", "\u25c6"),
     "protocol": ("#805ad5", "triangle", "\u25b2"),
     "hardware": ("#c05621", "square", "\u25a0"),
     "link": ("#dd6b20", "triangleDown", "\u25bc"),
     "engine": ("#c53030", "star", "\u2605"),
     "data-path-attribute": ("#2f855a", "hexagon", "\u2b22"),
-    "build-flag": ("#718096", "square", "\u25a0"),
+    "build-flag": ("#4a5568", "square", "\u25a0"),
     "memory-model": ("#38a169", "diamond", "\u25c6"),
     "technique": ("#d53f8c", "dot", "\u25cf"),
     "system": ("#744210", "hexagon", "\u2b22"),
@@ -48,14 +53,15 @@ KIND_STYLE: dict[str, tuple[str, str, str]] = {
     "source-artifact": ("#4a5568", "triangleDown", "\u25bc"),
     "concept": ("#319795", "star", "\u2605"),
 }
-OTHER_KIND = ("#a0aec0", "dot", "\u25cf")
+OTHER_KIND = ("#4a5568", "dot", "\u25cf")
 
 RELATION_COLOURS = {
-    "uses": "#4a5568", "built-on": "#2b6cb0", "submits-to": "#c53030", "moves-over": "#dd6b20",
-    "runs-on": "#744210", "part-of": "#2f855a", "configures": "#718096",
-    "implements": "#805ad5", "replaces": "#b7791f", "alternative-to": "#d53f8c",
-    "analogous-to": "#319795", "disambiguates": "#a0aec0",
+    "uses": "#4a5568", "built-on": "#2b6cb0", "submits-to": "#c53030", "moves-over": "#c05621",
+    "runs-on": "#744210", "part-of": "#2f855a", "configures": "#4a5568",
+    "implements": "#805ad5", "replaces": "#975a16", "alternative-to": "#b83280",
+    "analogous-to": "#2c7a7b", "disambiguates": "#718096",
 }
+
 
 def _edge_colour(colour: str) -> dict:
     """The same colour selected and hovered: vis would otherwise grey a selection's edges."""
@@ -64,15 +70,16 @@ def _edge_colour(colour: str) -> dict:
 
 FLOW_EDGE_STYLE = {  # type -> vis edge options
     "data": {"color": _edge_colour("#2b6cb0"), "width": 3, "dashes": False},
-    "sync": {"color": _edge_colour("#dd6b20"), "width": 2, "dashes": [8, 4]},
+    "sync": {"color": _edge_colour("#c05621"), "width": 2, "dashes": [8, 4]},
     "control": {"color": _edge_colour("#805ad5"), "width": 2, "dashes": [2, 4]},
-    "order": {"color": _edge_colour("#a0aec0"), "width": 1, "dashes": [1, 6]},
+    "order": {"color": _edge_colour("#718096"), "width": 1.5, "dashes": [1, 6]},
 }
 ACTOR_PALETTE = ("#bee3f8", "#fed7d7", "#c6f6d5", "#fefcbf", "#e9d8fd", "#feebc8", "#b2f5ea",
                  "#fed7e2", "#e2e8f0", "#c3dafe")
 
-LABEL_MAX = 22
-EDGE_BUDGET = 5000  # above this many relations the map draws only the selection's relations
+NAME_EN_MAX = 34  # explorer node label: short English name (wraps inside the box)
+NAME_ZH_MAX = 14  # and short Chinese name; the tooltip and the card give the full names
+PAREN_RE = re.compile(r"\s*[(\uff08].*$", re.S)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,12 +130,39 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
+def short_name(name: str, limit: int) -> str:
+    """A node's name without its parenthesised expansion ("HCCL (Huawei ...)" -> "HCCL")."""
+    base = PAREN_RE.sub("", name).strip() or name.strip()
+    return _short(base, limit)
+
+
 def node_label(c: Concept) -> str:
     en, zh = c.names.en or c.id, c.names.zh
-    label = _short(en, LABEL_MAX)
-    if zh and zh != en:
-        label += "\n" + _short(zh, LABEL_MAX // 2 + 1)
+    label = short_name(en, NAME_EN_MAX)
+    zh_base = short_name(zh, 10_000) if zh else ""
+    if zh_base and zh_base != short_name(en, 10_000):
+        label += "\n" + _short(zh_base, NAME_ZH_MAX)
+    others = marks(c)
+    if others:
+        label += "\n+ " + ", ".join(others)
     return label
+
+
+def node_title(c: Concept) -> str:
+    """The tooltip (vis shows it as text): full names, kind and the questions answered."""
+    lines = [c.names.en or c.id]
+    if c.names.zh and c.names.zh != c.names.en:
+        lines.append(c.names.zh)
+    qs = answered(c)
+    lines.append(f"{c.kind} \u00b7 answers: {', '.join(qs) if qs else 'none of the six'}")
+    return "\n".join(lines)
+
+
+def tint(colour: str, keep: float = 0.16) -> str:
+    """A light background for a kind colour: the colour mixed with white."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    mix = [round(255 - (255 - v) * keep) for v in (r, g, b)]
+    return "#" + "".join(f"{v:02x}" for v in mix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,13 +178,10 @@ def vis_js() -> str:
     path = Path(pyvis.__file__).resolve().parent / "templates" / "lib" / "vis-9.1.2" / \
         "vis-network.min.js"
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise AtlasError(f"cannot read vis-network from the pyvis package: {exc}",
                          Location(str(path)), hint="reinstall pyvis 0.3.2") from exc
-    if re.search(r"</script|<!--", text, re.I):
-        raise AtlasError("vis-network script cannot be inlined safely", Location(str(path)))
-    return text
 
 
 def _asset(name: str) -> str:
@@ -167,85 +198,81 @@ def _env() -> Environment:
                        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
 
 
-def _page(template: str, title: str, data: dict, script: str, lang: str = "en") -> str:
-    scripts = [vis_js(), _asset("common.js") + "\n" + _asset(script)]
-    csp = ("default-src 'none'; script-src " + " ".join(_sha256(s) for s in scripts) +
+def _page(template: str, title: str, data: dict, script: str, lang: str = "en",
+          vis: bool = False, **extra) -> str:
+    """One page through `template`. `vis=True` loads the shared vis-network file, allowed by
+    `'self'` in the CSP (Chromium matches 'self' for a file:// page's own directory files);
+    our own script is inline and allowed by its hash."""
+    ours = _asset("common.js") + "\n" + _asset(script)
+    csp = ("default-src 'none'; script-src " + ("'self' " if vis else "") + _sha256(ours) +
            "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
     return _env().get_template(template).render(
         title=title, lang=lang, csp=Markup(csp), style=Markup(_asset("style.css")),
-        vis=Markup(scripts[0]), script=Markup(scripts[1]), data=Markup(script_json(data)))
+        vis_src=VIS_FILE if vis else "", script=Markup(ours), data=Markup(script_json(data)),
+        **extra)
 
 
 # ---------------------------------------------------------------------------------------------
-# networks
+# networks (pyvis fills the options and the node and edge records vis-network reads)
 # ---------------------------------------------------------------------------------------------
 
 
 def _network(**kwargs):
     from pyvis.network import Network
 
-    return Network(height="100%", width="100%", directed=True, cdn_resources="in_line", **kwargs)
+    return Network(height="100%", width="100%", directed=True, cdn_resources="remote", **kwargs)
 
 
-def map_options() -> dict:
+FONT = "system-ui, -apple-system, Segoe UI, Noto Sans, Noto Sans CJK SC, sans-serif"
+NODE_W = 108  # explorer box text width (canvas px at scale 1)
+NODE_FONT = 14  # canvas px; the page never sets a scale below 12 / NODE_FONT
+
+
+def explorer_options() -> dict:
     groups = {}
     for kind in KINDS:
-        colour, shape, _ = KIND_STYLE[kind]
-        groups[kind] = {"color": {"background": colour, "border": colour,
-                                  "highlight": {"background": "#f6e05e", "border": "#1a202c"}},
-                        "shape": shape}
+        colour = KIND_STYLE[kind][0]
+        groups[kind] = {"color": {"background": tint(colour), "border": colour,
+                                  "highlight": {"background": "#fefcbf", "border": "#1a202c"},
+                                  "hover": {"background": "#fefcbf", "border": colour}}}
     return {
         "physics": {"enabled": False},
         "layout": {"improvedLayout": False, "randomSeed": 1},
-        "interaction": {"hover": True, "tooltipDelay": 300, "hideEdgesOnDrag": True,
-                        "hideEdgesOnZoom": False, "multiselect": False},
-        "nodes": {"size": 12, "font": {"size": 13, "face": "sans-serif",
-                                        "multi": False}, "borderWidth": 1},
-        "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-                  "font": {"size": 10, "align": "middle", "color": "#4a5568"},
-                  "width": 1, "selectionWidth": 2},
+        "interaction": {"hover": True, "tooltipDelay": 200, "multiselect": False,
+                        "navigationButtons": False, "zoomView": True, "dragNodes": False,
+                        "keyboard": {"enabled": True, "bindToWindow": False}},
+        "nodes": {"shape": "box", "margin": 6, "borderWidth": 2, "borderWidthSelected": 4,
+                  "widthConstraint": {"minimum": NODE_W, "maximum": NODE_W},
+                  "font": {"size": NODE_FONT, "face": FONT, "color": "#1a202c", "multi": False}},
+        "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}},
+                  "font": {"size": 13, "face": FONT, "align": "middle", "color": "#1a202c",
+                           "strokeWidth": 4, "strokeColor": "#ffffff"},
+                  "width": 1.5, "selectionWidth": 1.5, "hoverWidth": 1.5},
         "groups": groups,
     }
 
 
-def build_map_network(atlas: Atlas, layout: MapLayout):
-    """The index network: one node per concept, one edge per relation with both ends known."""
+def build_explorer_network(atlas: Atlas):
+    """One node record per concept (the page adds only the visible ones to the drawing)."""
     net = _network()
-    pos = layout.positions["history"]
+    lane_ix = {k: i for i, k in enumerate(lanes())}
     nodes = []
     for c in sorted(atlas.concepts, key=lambda c: c.id):
-        x, y = pos[c.id]
-        node = {"id": c.id, "label": node_label(c), "x": x, "y": y, "group": c.kind}
+        node = {"id": c.id, "label": node_label(c), "title": node_title(c), "group": c.kind,
+                "lane": lane_ix[lane_key(c)]}
         if c.kind not in KIND_STYLE:
-            colour, shape, _ = OTHER_KIND
-            node["color"] = colour
-            node["shape"] = shape
-        n_answers = len([q for q in QUESTION_IDS if c.answers.get(q)])
-        if n_answers > 1:
-            node["borderWidth"] = 1 + n_answers
+            node["color"] = {"background": tint(OTHER_KIND[0]), "border": OTHER_KIND[0]}
         if c.lifecycle.status in ("deprecated", "pending-deprecation"):
-            node["shapeProperties"] = {"borderDashes": [4, 3]}
+            node["shapeProperties"] = {"borderDashes": [5, 4]}
         nodes.append(node)
-    known = {c.id for c in atlas.concepts}
-    rels = sorted(((r.source, r.type, r.target) for r in atlas.relations()
-                   if r.source in known and r.target in known))
-    edges = []
-    seen = set()
-    for source, rtype, target in rels:
-        if (source, rtype, target) in seen:
-            continue
-        seen.add((source, rtype, target))
-        edge = {"id": f"e{len(edges)}", "from": source, "to": target, "label": rtype,
-                "color": _edge_colour(RELATION_COLOURS.get(rtype, "#718096"))}
-        if rtype in SYMMETRIC:
-            edge["arrows"] = "to, from"
-            edge["dashes"] = True
-        edges.append(edge)
-    # filled directly: add_node/add_edge check duplicates in O(n) each
     net.nodes = nodes
-    net.edges = edges
-    net.options = map_options()
+    net.edges = []  # relations travel compactly in the page data (see explorer_data)
+    net.options = explorer_options()
     return net
+
+
+FLOW_W = 260  # flow step box width (canvas px); the page narrows it on small screens
+FLOW_FONT = 14
 
 
 def build_flow_network(atlas: Atlas, flow: Flow):
@@ -255,14 +282,15 @@ def build_flow_network(atlas: Atlas, flow: Flow):
     colour = {a: ACTOR_PALETTE[i % len(ACTOR_PALETTE)] for i, a in enumerate(actors)}
     nodes = []
     for s in flow.ordered_steps():
-        label = _short(s.label.en or s.id, 40)
-        if s.label.zh and s.label.zh != s.label.en:
-            label += "\n" + _short(s.label.zh, 24)
-        nodes.append({"id": s.id, "label": label, "level": levels[s.id], "shape": "box",
+        en = s.label.en or s.id
+        zh = s.label.zh if s.label.zh and s.label.zh != en else ""
+        nodes.append({"id": s.id, "labels": {"en": en, "zh": zh or en,
+                                             "both": en + ("\n" + zh if zh else "")},
+                      "label": en + ("\n" + zh if zh else ""), "level": levels[s.id],
+                      "title": f"{en}\n{zh}\nactor: {s.actor}" if zh else f"{en}\nactor: {s.actor}",
                       "color": {"background": colour[s.actor], "border": "#4a5568",
-                                "highlight": {"background": "#f6e05e", "border": "#1a202c"}},
-                      "font": {"size": 14, "face": "sans-serif"},
-                      "widthConstraint": {"maximum": 240}, "margin": 10})
+                                "highlight": {"background": "#fefcbf", "border": "#1a202c"},
+                                "hover": {"background": colour[s.actor], "border": "#1a202c"}}})
     ids = set(levels)
     edges = []
     for i, e in enumerate(flow.edges):
@@ -271,22 +299,21 @@ def build_flow_network(atlas: Atlas, flow: Flow):
         edge = {"id": f"f{i}", "from": e.source, "to": e.target, "label": e.label or e.type,
                 "arrows": "to"}
         edge.update(json.loads(json.dumps(FLOW_EDGE_STYLE.get(e.type, FLOW_EDGE_STYLE["order"]))))
-        if levels[e.target] - levels[e.source] != 1:  # skips a level: bend it off the row
-            edge["smooth"] = {"enabled": True, "type": "curvedCW", "roundness": 0.3}
         edges.append(edge)
     net.nodes = nodes
     net.edges = edges
     net.options = {
         "physics": {"enabled": False},
-        "layout": {"improvedLayout": False, "randomSeed": 1,
-                   "hierarchical": {"enabled": True, "direction": "LR", "sortMethod": "directed",
-                                    "levelSeparation": 300, "nodeSpacing": 120,
-                                    "treeSpacing": 160, "blockShifting": True,
-                                    "edgeMinimization": True, "parentCentralization": True}},
-        "interaction": {"hover": True},
-        "edges": {"smooth": {"enabled": True, "type": "cubicBezier",
-                             "forceDirection": "horizontal", "roundness": 0.4},
-                  "font": {"size": 11, "align": "middle"}},
+        "layout": {"improvedLayout": False, "randomSeed": 1},
+        "interaction": {"hover": True, "dragNodes": False, "zoomView": False,
+                        "dragView": True, "keyboard": {"enabled": False}},
+        "nodes": {"shape": "box", "margin": 10, "borderWidth": 1, "borderWidthSelected": 3,
+                  "widthConstraint": {"minimum": FLOW_W, "maximum": FLOW_W},
+                  "font": {"size": FLOW_FONT, "face": FONT, "color": "#1a202c", "multi": False}},
+        "edges": {"smooth": False, "font": {"size": 12, "face": FONT, "align": "middle",
+                                            "color": "#1a202c", "strokeWidth": 4,
+                                            "strokeColor": "#ffffff"},
+                  "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}},
     }
     return net, colour
 
@@ -319,7 +346,46 @@ def _question_data(atlas: Atlas) -> list[dict]:
     return out
 
 
-def index_data(atlas: Atlas, layout: MapLayout, net, as_of: str) -> dict:
+def _first(atlas: Atlas, c: Concept) -> dict | None:
+    first = atlas.first_visible(c.id)
+    if first is None:
+        return None
+    href = ""
+    if first.sha:
+        repo = atlas.repo_by_id.get(first.repo)
+        base = safe_url(repo.urls[0]).rstrip("/") if repo and repo.urls else ""
+        base = base or f"https://github.com/{first.repo}"
+        href = f"{base}/commit/{first.sha}"
+    return {"date": first.date, "repo": first.repo, "sha": first.sha, "href": href,
+            "precision": first.precision, "method": first.method, "value": first.value}
+
+
+def _lane_data(atlas: Atlas) -> list[dict]:
+    qnames = {q["id"]: q["names"] for q in _question_data(atlas)}
+    out = []
+    for key in lanes():
+        out.append({"key": key, "names": {"en": key or "answers none",
+                                          "zh": qnames[key]["zh"] if key else "不回答六问"},
+                    "question": _t(atlas.question_by_id[key].names)
+                    if key in atlas.question_by_id else {"en": "", "zh": ""}})
+    return out
+
+
+def seed_focus(atlas: Atlas) -> list[str]:
+    """The concepts the explorer opens on: the seed's six terms that the atlas holds, else the
+    six concepts with the most relations."""
+    focus = [cid for cid in SEED_FOCUS if cid in atlas.concept_by_id]
+    if focus:
+        return focus
+    degree: dict[str, int] = {c.id: 0 for c in atlas.concepts}
+    for r in atlas.relations():
+        if r.source in degree and r.target in degree:
+            degree[r.source] += 1
+            degree[r.target] += 1
+    return sorted(sorted(degree), key=lambda cid: -degree[cid])[:6]
+
+
+def explorer_data(atlas: Atlas, net, as_of: str) -> dict:
     known = {c.id for c in atlas.concepts}
     flows_by_concept: dict[str, list[dict]] = {}
     for f in sorted(atlas.flows, key=lambda f: f.id):
@@ -341,18 +407,6 @@ def index_data(atlas: Atlas, layout: MapLayout, net, as_of: str) -> dict:
             claim_idx.setdefault(cid, []).append(i)
     concepts = []
     for c in sorted(atlas.concepts, key=lambda c: c.id):
-        first = atlas.first_visible(c.id)
-        first_d = None
-        if first is not None:
-            href = ""
-            if first.sha:
-                repo = atlas.repo_by_id.get(first.repo)
-                base = safe_url(repo.urls[0]).rstrip("/") if repo and repo.urls else ""
-                base = base or f"https://github.com/{first.repo}"
-                href = f"{base}/commit/{first.sha}"
-            first_d = {"date": first.date, "repo": first.repo, "sha": first.sha, "href": href,
-                       "precision": first.precision, "method": first.method,
-                       "value": first.value}
         keys = sorted({norm(n) for n in [c.id, *c.all_names()] if norm(n)})
         concepts.append({
             "id": c.id, "kind": c.kind, "names": _t(c.names),
@@ -366,26 +420,32 @@ def index_data(atlas: Atlas, layout: MapLayout, net, as_of: str) -> dict:
                      for r in sorted(c.relations, key=lambda r: (r.type, r.target))],
             "evidence": [_ev(atlas, e) for e in c.evidence],
             "claims": claim_idx.get(c.id, []),
-            "first": first_d, "repos": _concept_repos(atlas, c),
+            "first": _first(atlas, c), "repos": _concept_repos(atlas, c),
             "flows": flows_by_concept.get(c.id, []), "keys": keys,
-            "pos": {view: list(layout.positions[view][c.id]) for view in layout.positions},
         })
+    index = {c["id"]: i for i, c in enumerate(concepts)}
+    rel_types = sorted({r.type for r in atlas.relations()})
+    type_ix = {t: i for i, t in enumerate(rel_types)}
+    rels = sorted({(index[r.source], index[r.target], type_ix[r.type]) for r in atlas.relations()
+                   if r.source in index and r.target in index and r.source != r.target})
     repos = sorted({r for c in concepts for r in c["repos"]})
     return {
-        "meta": {"asOf": as_of, "cutoff": atlas.cutoff, "edgeBudget": EDGE_BUDGET, "cellW": CELL_W, "cellH": CELL_H},
+        "meta": {"asOf": as_of, "cutoff": atlas.cutoff, "focus": seed_focus(atlas),
+                 "minFont": 12, "nodeW": NODE_W},
         "questions": _question_data(atlas),
+        "lanes": _lane_data(atlas),
         "kinds": [{"id": k, "color": KIND_STYLE[k][0], "glyph": KIND_STYLE[k][2],
                    "count": sum(1 for c in concepts if c["kind"] == k)} for k in KINDS],
         "lifecycles": list(LIFECYCLES),
         "repos": repos,
-        "columns": [{"key": col.key, "x": col.x} for col in layout.columns],
-        "bands": {view: [{"key": b.key, "y0": b.y0, "y1": b.y1, "count": b.count}
-                         for b in bands] for view, bands in layout.bands.items()},
+        "relTypes": [{"type": t, "color": RELATION_COLOURS.get(t, "#4a5568"),
+                      "symmetric": t in SYMMETRIC} for t in rel_types],
+        "rels": [list(r) for r in rels],
         "concepts": concepts, "claims": claim_data,
         "flows": [{"id": f.id, "file": _flow_file(f), "title": _t(f.title),
                    "summary": _t(f.summary), "steps": len(f.steps)}
                   for f in sorted(atlas.flows, key=lambda f: f.id)],
-        "nodes": net.nodes, "edges": net.edges, "options": net.options,
+        "nodes": net.nodes, "options": net.options,
     }
 
 
@@ -402,6 +462,7 @@ def flow_data(atlas: Atlas, flow: Flow, net, colours: dict[str, str]) -> dict:
     return {
         "flow": {"id": flow.id, "title": _t(flow.title), "summary": _t(flow.summary),
                  "evidence": [_ev(atlas, e) for e in flow.evidence]},
+        "meta": {"minFont": 12, "boxW": FLOW_W},
         "actors": [{"name": a, "color": c} for a, c in colours.items()],
         "edgeTypes": [{"type": t, "color": FLOW_EDGE_STYLE[t]["color"]["color"],
                        "dashes": FLOW_EDGE_STYLE[t]["dashes"]} for t in EDGE_TYPES],
@@ -414,10 +475,40 @@ def flow_data(atlas: Atlas, flow: Flow, net, colours: dict[str, str]) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
-    """Write out_dir/index.html and out_dir/flow-<id>.html for every flow; return the paths.
+def write_vis(out: Path) -> Path:
+    """The one shared copy of vis-network the graph pages load (rewritten only when it differs)."""
+    path = out / VIS_FILE
+    text = vis_js()
+    try:
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            with open(path, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+    except OSError as exc:
+        raise AtlasError(f"cannot write the vis-network script: {exc}", str(path)) from exc
+    return path
 
-    `as_of` (YYYY-MM-DD) is the initial value of the page's date control: concepts first visible
+
+def explorer_page(atlas: Atlas, out: Path, as_of: str) -> tuple[Path, str]:
+    net = build_explorer_network(atlas)
+    return out / EXPLORER, _page("explorer.html", "Relation explorer \u00b7 Ascend communication atlas",
+                                 explorer_data(atlas, net, as_of), "map.js", vis=True)
+
+
+def flow_pages(atlas: Atlas, out: Path) -> list[tuple[Path, str]]:
+    pages = []
+    for flow in sorted(atlas.flows, key=lambda f: f.id):
+        fnet, colours = build_flow_network(atlas, flow)
+        title = flow.title.en or flow.id
+        pages.append((out / _flow_file(flow), _page(
+            "flow.html", title, flow_data(atlas, flow, fnet, colours), "flow.js", vis=True)))
+    return pages
+
+
+def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
+    """Write the site into out_dir and return the pages written: explorer.html, then
+    flow-<id>.html for every flow (by id). Also writes the shared vis-network.min.js.
+
+    `as_of` (YYYY-MM-DD) is the initial value of the pages' date control: concepts first visible
     after it start greyed out. Default: the atlas cut-off. Stale flow-*.html files are removed."""
     if as_of is not None and not DATE_RE.match(as_of):
         raise AtlasError(f"--as-of must be a date YYYY-MM-DD, not {as_of!r}", "--as-of")
@@ -427,16 +518,9 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise AtlasError(f"cannot create the output directory: {exc}", str(out)) from exc
-    layout = layout_map(atlas)
-    net = build_map_network(atlas, layout)
-    pages: list[tuple[Path, str]] = [(out / "index.html", _page(
-        "index.html", "Ascend communication atlas", index_data(atlas, layout, net, as_of),
-        "map.js"))]
-    for flow in sorted(atlas.flows, key=lambda f: f.id):
-        fnet, colours = build_flow_network(atlas, flow)
-        title = flow.title.en or flow.id
-        pages.append((out / _flow_file(flow), _page(
-            "flow.html", title, flow_data(atlas, flow, fnet, colours), "flow.js")))
+    pages: list[tuple[Path, str]] = [explorer_page(atlas, out, as_of)]
+    pages += flow_pages(atlas, out)
+    write_vis(out)
     written = {p.name for p, _ in pages}
     for stale in sorted(out.glob("flow-*.html")):
         if stale.name not in written:

@@ -15,7 +15,7 @@ var AtlasUI = (function () {
     for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
     return parent;
   }
-  var LOCAL = /^((index\.html|flow-[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~-]*)?|#[A-Za-z0-9=&%._~-]*)$/;
+  var LOCAL = /^((index\.html|explorer\.html|timeline\.html|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
   function safeHref(href) {
     href = String(href || "");
     if (/^https?:\/\/[^\s]+$/i.test(href)) return href;
@@ -47,9 +47,9 @@ var AtlasUI = (function () {
     }
     return box;
   }
-  function section(title) {
+  function section(title, level) {
     var s = el("section", "sec");
-    s.appendChild(el("h3", null, title));
+    s.appendChild(el(level || "h3", null, title));
     return s;
   }
   function normalize(q) {
@@ -83,7 +83,149 @@ var AtlasUI = (function () {
     while (node.firstChild) node.removeChild(node.firstChild);
     return node;
   }
+  /* ---- edges that go around boxes ----------------------------------------------------------
+     An edge is drawn straight when the segment between its ends clears every other box; else
+     the page tries vis-network's curvedCW / curvedCCW with growing roundness and keeps the first
+     curve that clears. The curve is computed with vis-network's own formula for those types
+     (a quadratic Bezier through its "via" point), sampled finely, and tested against each box. */
+  function via(a, b, type, r) {
+    var dx = b.x - a.x, dy = a.y - b.y, len = Math.sqrt(dx * dx + dy * dy), pi = Math.PI;
+    var f = 0.5 * r + 0.5;
+    var ang = (Math.atan2(dy, dx) + (type === "curvedCW" ? f : 0.5 * -r + 0.5) * pi) % (2 * pi);
+    return { x: a.x + f * len * Math.sin(ang), y: a.y + f * len * Math.cos(ang) };
+  }
+  function curvePoints(a, b, smooth, n) {
+    var pts = [];
+    var v = smooth ? via(a, b, smooth.type, smooth.roundness) : null;
+    for (var i = 0; i <= n; i++) {
+      var t = i / n, u = 1 - t;
+      pts.push(v ? { x: u * u * a.x + 2 * t * u * v.x + t * t * b.x,
+                     y: u * u * a.y + 2 * t * u * v.y + t * t * b.y }
+                 : { x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t });
+    }
+    return pts;
+  }
+  function segHitsBox(p, q, bx) {
+    /* Liang-Barsky clipping of segment p-q against the box {left, right, top, bottom} */
+    var t0 = 0, t1 = 1, dx = q.x - p.x, dy = q.y - p.y;
+    var ps = [-dx, dx, -dy, dy], qs = [p.x - bx.left, bx.right - p.x, p.y - bx.top, bx.bottom - p.y];
+    for (var i = 0; i < 4; i++) {
+      if (ps[i] === 0) { if (qs[i] < 0) return false; }
+      else {
+        var r = qs[i] / ps[i];
+        if (ps[i] < 0) { if (r > t1) return false; if (r > t0) t0 = r; }
+        else { if (r < t0) return false; if (r < t1) t1 = r; }
+      }
+    }
+    return true;
+  }
+  function pathHits(pts, boxes, skip) {
+    var hits = 0, x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (var j = 0; j < pts.length; j++) {
+      x0 = Math.min(x0, pts[j].x); x1 = Math.max(x1, pts[j].x);
+      y0 = Math.min(y0, pts[j].y); y1 = Math.max(y1, pts[j].y);
+    }
+    for (var k = 0; k < boxes.length; k++) {
+      var bx = boxes[k];
+      if (skip[bx.id] || bx.right < x0 || bx.left > x1 || bx.bottom < y0 || bx.top > y1) continue;
+      for (var i = 0; i + 1 < pts.length; i++) {
+        if (segHitsBox(pts[i], pts[i + 1], bx)) { hits++; break; }
+      }
+    }
+    return hits;
+  }
+  var CANDIDATES = [null];
+  [0.2, 0.35, 0.5, 0.7, 0.9].forEach(function (r) {
+    CANDIDATES.push({ enabled: true, type: "curvedCW", roundness: r });
+    CANDIDATES.push({ enabled: true, type: "curvedCCW", roundness: r });
+  });
+  /* edges: [{id, from, to}], pos: id -> {x, y}, boxes: [{id, left, right, top, bottom}]
+     (already padded). Returns {smooth: id -> smooth option (false for straight), failed: [ids]} */
+  function route(edges, pos, boxes, pad) {
+    var out = {}, failed = [], used = {};
+    var padded = boxes.map(function (b) {
+      return { id: b.id, left: b.left - pad, right: b.right + pad, top: b.top - pad, bottom: b.bottom + pad };
+    });
+    edges.forEach(function (e) {
+      var a = pos[e.from], b = pos[e.to];
+      if (!a || !b) return;
+      var skip = {}; skip[e.from] = skip[e.to] = true;
+      var pair = e.from < e.to ? e.from + "|" + e.to : e.to + "|" + e.from;
+      var best = null, bestHits = Infinity, bestKey = null;
+      for (var i = 0; i < CANDIDATES.length; i++) {
+        var c = CANDIDATES[i];
+        /* two relations between one pair take different curves; a reversed pair flips CW/CCW */
+        var key = pair + "|" + (c ? (e.from < e.to ? c.type : (c.type === "curvedCW" ? "curvedCCW" : "curvedCW")) + c.roundness : "s");
+        if (used[key]) continue;
+        var h = pathHits(curvePoints(a, b, c, 48), padded, skip);
+        if (h < bestHits) { best = c; bestHits = h; bestKey = key; }
+        if (h === 0) break;
+      }
+      if (bestHits > 0) failed.push(e.id);
+      used[bestKey] = true;
+      out[e.id] = best || false;
+    });
+    return { smooth: out, failed: failed };
+  }
+  /* An edge drawn as a polyline through invisible waypoint nodes: pts are the inner corners.
+     The segments keep the edge's colour and dashes; the arrow(s) sit on the end segments and
+     the label on the middle one. Every segment carries `rel` (the edge's id) for hover. */
+  var CLEAR = "rgba(0,0,0,0)";
+  function chain(e, pts) {
+    var ids = [e.from], nodesOut = [], edgesOut = [];
+    pts.forEach(function (p, i) {
+      var id = e.id + "~" + i;
+      ids.push(id);
+      nodesOut.push({ id: id, x: p.x, y: p.y, shape: "dot", size: 1, borderWidth: 0, label: undefined,
+                      chosen: false, waypoint: true, physics: false,
+                      color: { background: CLEAR, border: CLEAR, highlight: { background: CLEAR, border: CLEAR },
+                               hover: { background: CLEAR, border: CLEAR } } });
+    });
+    ids.push(e.to);
+    var arrows = String(e.arrows || "");
+    var mid = Math.floor((ids.length - 2) / 2);
+    for (var i = 0; i + 1 < ids.length; i++) {
+      var seg = {};
+      Object.keys(e).forEach(function (k) { seg[k] = e[k]; });
+      seg.id = e.id + "~s" + i; seg.from = ids[i]; seg.to = ids[i + 1]; seg.rel = e.id; seg.smooth = false;
+      var a = [];
+      if (i === ids.length - 2 && arrows.indexOf("to") >= 0) a.push("to");
+      if (i === 0 && arrows.indexOf("from") >= 0) a.push("from");
+      seg.arrows = a.length ? a.join(", ") : { to: { enabled: false } };
+      if (i !== mid) delete seg.label;
+      edgesOut.push(seg);
+    }
+    return { nodes: nodesOut, edges: edgesOut };
+  }
+  /* The drawn check (for tests): sample each drawn edge with vis-network's own getPoint and
+     count the edges that pass through a box other than their ends. */
+  function crossings(network, nodeIds, edgeIds) {
+    var boxes = nodeIds.map(function (id) {
+      var b = network.getBoundingBox(id);
+      return { id: id, left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+    });
+    var bad = [];
+    edgeIds.forEach(function (eid) {
+      var e = network.body.edges[eid];
+      if (!e || !e.edgeType) return;
+      var pts = [];
+      for (var i = 0; i <= 64; i++) pts.push(e.edgeType.getPoint(i / 64));
+      var skip = {}; skip[e.fromId] = skip[e.toId] = true;
+      if (pathHits(pts, boxes, skip)) bad.push(eid);
+    });
+    return bad;
+  }
+  /* Box overlaps among the drawn nodes (for tests). */
+  function overlaps(network, nodeIds) {
+    var bs = nodeIds.map(function (id) { return [id, network.getBoundingBox(id)]; }), out = [];
+    for (var i = 0; i < bs.length; i++) for (var j = i + 1; j < bs.length; j++) {
+      var a = bs[i][1], b = bs[j][1];
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) out.push([bs[i][0], bs[j][0]]);
+    }
+    return out;
+  }
   return { data: data, el: el, add: add, link: link, safeHref: safeHref, bi: bi,
            section: section, normalize: normalize, hashParams: hashParams,
-           evidenceList: evidenceList, clear: clear };
+           evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
+           crossings: crossings, overlaps: overlaps, chain: chain };
 })();

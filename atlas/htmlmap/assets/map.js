@@ -1,140 +1,429 @@
-/* The concept map (index.html). Positions come from Python; physics is off. */
+/* The relation explorer (explorer.html): a focus and its neighbours, never the whole atlas.
+
+   Only the visible concepts are in the drawing. x: lanes, one per exact set of questions a
+   concept answers (from Python, in question order); inside a lane concepts go down in order of
+   first visible date. Every edge is routed (AtlasUI.route) so it does not pass through a box
+   other than its ends. The view fits the visible set but never goes below a scale at which
+   node labels are 12 CSS px. */
 (function () {
   var U = AtlasUI, el = U.el, add = U.add;
   var D = U.data();
-  var byId = {};
-  D.concepts.forEach(function (c) { byId[c.id] = c; });
+  var N = D.concepts.length;
+  var byId = {}, ix = {};
+  D.concepts.forEach(function (c, i) { byId[c.id] = c; ix[c.id] = i; });
+  var rec = {};
+  D.nodes.forEach(function (n) { rec[n.id] = n; });
   var qById = {};
   D.questions.forEach(function (q) { qById[q.id] = q; });
   var kindById = {};
   D.kinds.forEach(function (k) { kindById[k.id] = k; });
+  var FONT = D.options.nodes.font.size, MIN_SCALE = D.meta.minFont / FONT, MAX_SCALE = 1.5;
+  var BOX_W = D.meta.nodeW + 2 * D.options.nodes.margin;  /* updated to the widest drawn box */
+  var COL_GAP = 26, ROW_GAP = 28, LANE_GAP = 10;
+
+  /* adjacency: i -> [[j, rel index]] both ways */
+  var adj = new Array(N);
+  for (var a0 = 0; a0 < N; a0++) adj[a0] = [];
+  D.rels.forEach(function (r, k) { adj[r[0]].push([r[1], k]); adj[r[1]].push([r[0], k]); });
   var incoming = {};
   D.concepts.forEach(function (c) {
     c.rels.forEach(function (r) {
-      (incoming[r.to] = incoming[r.to] || []).push({ type: r.type, from: c.id, note: r.note,
-                                                     evidence: r.evidence });
+      (incoming[r.to] = incoming[r.to] || []).push({ type: r.type, from: c.id });
     });
   });
-  var GREY = { background: "#edf2f7", border: "#cbd5e0",
-               highlight: { background: "#f6e05e", border: "#1a202c" } };
-  var baseColor = {};
-  D.nodes.forEach(function (n) {
-    var k = kindById[n.group];
-    var c = n.color || (k ? k.color : "#a0aec0");
-    baseColor[n.id] = { background: c, border: c,
-                        highlight: { background: "#f6e05e", border: "#1a202c" } };
-  });
 
-  var nodes = new vis.DataSet(D.nodes);
-  var edges = new vis.DataSet(D.edges.length <= D.meta.edgeBudget ? D.edges :
-    D.edges.map(function (e) { var o = Object.assign({}, e); o.hidden = true; return o; }));
+  var nodes = new vis.DataSet([]);
+  var edges = new vis.DataSet([]);
   var container = document.getElementById("network");
   var network = new vis.Network(container, { nodes: nodes, edges: edges }, D.options);
 
-  /* Large atlases: vis-network draws every edge with its arrow on every frame (about 4 s for
-     30,000 edges), so above meta.edgeBudget only the relations of the selected concept are
-     drawn until "all relations" is ticked. */
-  var edgesAll = D.edges.length <= D.meta.edgeBudget;
-  var incident = {}, edgeOn = {};
-  D.edges.forEach(function (e) {
-    (incident[e.from] = incident[e.from] || []).push(e.id);
-    if (e.to !== e.from) (incident[e.to] = incident[e.to] || []).push(e.id);
-  });
-  function showEdgesOf(id) {
-    if (edgesAll) return;
-    var ups = {};
-    Object.keys(edgeOn).forEach(function (eid) { ups[eid] = true; });
-    edgeOn = {};
-    (incident[id] || []).forEach(function (eid) { edgeOn[eid] = 1; ups[eid] = false; });
-    edges.update(Object.keys(ups).sort().map(function (eid) { return { id: eid, hidden: ups[eid] }; }));
-  }
-  function setAllEdges(on) {
-    edgesAll = !!on;
-    edgeOn = {};
-    edges.update(D.edges.map(function (e) { return { id: e.id, hidden: !edgesAll }; }));
-    if (!edgesAll && state.selected) showEdgesOf(state.selected);
-    document.getElementById("edges-all").checked = edgesAll;
-  }
-
-  var state = { view: "history", asOf: D.meta.asOf || D.meta.cutoff, hide: false,
-                kinds: {}, question: "", repo: "", lifecycle: "", selected: null };
+  var state = { asOf: D.meta.asOf || D.meta.cutoff, hide: false, kinds: {}, question: "",
+                repo: "", lifecycle: "", selected: null, shown: {}, expanded: {} };
   D.kinds.forEach(function (k) { state.kinds[k.id] = true; });
-  var shown = {}; // id -> "on" | "grey" | "off"
+  var drawn = [], lanesDrawn = [], rerouted = [], lastFit = null;
 
   function visibleAt(c) { return !c.first || !c.first.date || c.first.date <= state.asOf; }
   function passes(c) {
+    if (c.id === state.selected) return true;
     if (c.kind in state.kinds && !state.kinds[c.kind]) return false;
     if (state.question === "_none") { if (Object.keys(c.answers).length) return false; }
     else if (state.question && !c.answers[state.question]) return false;
     if (state.repo && c.repos.indexOf(state.repo) < 0) return false;
     if (state.lifecycle && c.lifecycle.status !== state.lifecycle) return false;
+    if (state.hide && !visibleAt(c)) return false;
     return true;
   }
-  function apply() {
-    var updates = [], on = 0, grey = 0;
-    D.concepts.forEach(function (c) {
-      var vis_ = visibleAt(c);
-      var s = !passes(c) || (state.hide && !vis_) ? "off" : (vis_ ? "on" : "grey");
-      if (s !== "off") on++;
-      if (s === "grey") grey++;
-      if (shown[c.id] === s) return;
-      var u = { id: c.id, hidden: s === "off" };
-      if (s === "grey") { u.color = GREY; u.font = { color: "#a0aec0" }; }
-      else if (s === "on") { u.color = baseColor[c.id]; u.font = { color: "#1a202c" }; }
-      if (shown[c.id] !== undefined || s !== "on") updates.push(u);
-      shown[c.id] = s;
-    });
-    if (updates.length) nodes.update(updates);
-    document.getElementById("status").textContent =
-      on + " of " + D.concepts.length + " concepts shown" +
-      (grey ? " (" + grey + " greyed: not yet visible)" : "") + ", as of " + state.asOf;
-  }
-
-  /* ---- axes drawn on the canvas (text via fillText, never HTML) ---- */
-  var minX = 0, maxX = 0;
-  D.columns.forEach(function (col) { minX = Math.min(minX, col.x); maxX = Math.max(maxX, col.x); });
-  minX -= D.meta.cellW * 2; maxX += D.meta.cellW * 2;
-  function bandLabel(b) {
-    if (state.view === "kind") return b.key;
-    return b.key === "undated" ? "no dated sighting" : b.key;
-  }
-  network.on("beforeDrawing", function (ctx) {
-    var bands = D.bands[state.view] || [];
-    if (!bands.length) return;
-    var top = bands[0].y0, bottom = bands[bands.length - 1].y1;
-    ctx.save();
-    bands.forEach(function (b, i) {
-      ctx.fillStyle = i % 2 ? "#f7fafc" : "#edf2f7";
-      ctx.fillRect(minX, b.y0, maxX - minX, b.y1 - b.y0);
-      ctx.fillStyle = "#4a5568";
-      ctx.font = "bold 22px sans-serif";
-      ctx.textAlign = "left";
-      ctx.textBaseline = "top";
-      ctx.fillText(bandLabel(b) + " (" + b.count + ")", minX + 8, b.y0 + 6);
-    });
-    ctx.strokeStyle = "#cbd5e0";
-    ctx.lineWidth = 2;
-    D.columns.forEach(function (col) {
-      ctx.beginPath(); ctx.moveTo(col.x, top - 20); ctx.lineTo(col.x, bottom); ctx.stroke();
-      var q = qById[col.key];
-      ctx.fillStyle = "#2d3748";
-      ctx.textAlign = "center";
-      ctx.textBaseline = "bottom";
-      ctx.font = "bold 20px sans-serif";
-      ctx.fillText(q ? q.id : "answers none", col.x, top - 46);
-      ctx.font = "16px sans-serif";
-      ctx.fillText(q ? (q.names.en + " " + q.names.zh) : "不回答六问", col.x, top - 24);
-    });
-    ctx.restore();
-  });
-
-  /* ---- the card ---- */
   function nameOf(id) {
     var c = byId[id];
     return c ? (c.names.en || c.id) + (c.names.zh && c.names.zh !== c.names.en ? " / " + c.names.zh : "") : id;
   }
+  function dateOf(id) { var c = byId[id]; return c.first && c.first.date ? c.first.date : "9999"; }
+
+  /* ---- layout of the visible set ----
+     Lanes left to right; inside a lane, concepts go down by first visible date. A lane with
+     many concepts wraps into several columns; the number of boxes per column is the one that
+     lets the whole set fit the canvas at the largest scale. Heights are the measured boxes. */
+  function layout(ids, cw, ch, hOf, g) {
+    var COL_W = BOX_W + COL_GAP * g, RG = ROW_GAP * g, LG = LANE_GAP * g;
+    var byLane = {};
+    ids.forEach(function (id) { (byLane[rec[id].lane] = byLane[rec[id].lane] || []).push(id); });
+    var laneIx = Object.keys(byLane).map(Number).sort(function (a, b) { return a - b; });
+    laneIx.forEach(function (l) {
+      byLane[l].sort(function (a, b) {
+        var da = dateOf(a), db = dateOf(b);
+        return da < db ? -1 : da > db ? 1 : (a < b ? -1 : a > b ? 1 : 0);
+      });
+    });
+    function columns(rows) {
+      var out = [];
+      laneIx.forEach(function (l) {
+        var list = byLane[l], nc = Math.ceil(list.length / rows);
+        for (var k = 0; k < nc; k++) out.push({ lane: l, ids: list.slice(k * rows, (k + 1) * rows) });
+      });
+      return out;
+    }
+    function colHeight(col) {
+      return col.ids.reduce(function (s, id) { return s + hOf[id] + RG; }, -RG);
+    }
+    var best = null;
+    var maxLane = Math.max.apply(null, laneIx.map(function (l) { return byLane[l].length; }));
+    for (var rows = 1; rows <= maxLane; rows++) {
+      var cols = columns(rows);
+      var w = cols.length * COL_W + (laneIx.length - 1) * LG;
+      var h = Math.max.apply(null, cols.map(colHeight)) + 2 * RG;
+      var s = Math.min(cw / w, ch / h);
+      if (!best || s > best.s + 1e-9) best = { rows: rows, s: s, h: h };
+    }
+    var pos = {}, lanesOut = [], x = 0, lastLane = null, cur = null, colsOut = [];
+    columns(best.rows).forEach(function (col) {
+      colsOut.push({ ids: col.ids, h: colHeight(col) });
+      if (col.lane !== lastLane) {
+        if (cur) { cur.x1 = x; lanesOut.push(cur); x += LG; }
+        cur = { lane: col.lane, x0: x };
+        lastLane = col.lane;
+      }
+      var y = -colHeight(col) / 2;
+      col.ids.forEach(function (id) {
+        pos[id] = { x: x + COL_W / 2, y: y + hOf[id] / 2 };
+        y += hOf[id] + RG;
+      });
+      x += COL_W;
+    });
+    if (cur) { cur.x1 = x; lanesOut.push(cur); }
+    return { pos: pos, lanes: lanesOut, w: x, h: best.h, cols: colsOut, g: g };
+  }
+
+  /* A short column may slide up or down inside the drawing's height; keep the slide that lets
+     the most edges through (greedy, column by column, ties keep the column centred). */
+  function slide(L, ers, boxes, rt, hOf) {
+    var byId2 = {};
+    boxes.forEach(function (b) { byId2[b.id] = b; });
+    L.cols.forEach(function (col) {
+      if (!rt.failed.length) return;
+      var room = (L.h - 2 * ROW_GAP - col.h) / 2;
+      if (room < 20) return;
+      var steps = [0], n = 4;
+      for (var k = 1; k <= n; k++) { steps.push(room * k / n); steps.push(-room * k / n); }
+      var bestDy = 0, bestRt = rt;
+      steps.forEach(function (dy) {
+        if (!dy) return;
+        col.ids.forEach(function (id) { L.pos[id].y += dy; byId2[id].top += dy; byId2[id].bottom += dy; });
+        var r = U.route(ers, L.pos, boxes, 6);
+        if (r.failed.length < bestRt.failed.length) { bestRt = r; bestDy = dy; }
+        col.ids.forEach(function (id) { L.pos[id].y -= dy; byId2[id].top -= dy; byId2[id].bottom -= dy; });
+      });
+      if (bestDy) col.ids.forEach(function (id) { L.pos[id].y += bestDy; byId2[id].top += bestDy; byId2[id].bottom += bestDy; });
+      rt = bestRt;
+    });
+    return rt;
+  }
+
+  /* ---- drawing ---- */
+  var GREY = { background: "#edf2f7", border: "#718096",
+               highlight: { background: "#fefcbf", border: "#1a202c" },
+               hover: { background: "#edf2f7", border: "#1a202c" } };
+  function visibleIds() {
+    return Object.keys(state.shown).filter(function (id) { return byId[id] && passes(byId[id]); }).sort();
+  }
+  /* The relations drawn: those of the expanded concepts (the ones whose neighbours were asked
+     for); with none expanded (the seed view), those among the shown concepts. */
+  function edgeRecords(ids) {
+    var on = {};
+    ids.forEach(function (id) { on[ix[id]] = true; });
+    var from = ids.filter(function (id) { return state.expanded[id]; });
+    if (!from.length) from = ids;
+    var out = [], seen = {};
+    from.forEach(function (id) {
+      adj[ix[id]].forEach(function (p) {
+        if (!on[p[0]] || seen[p[1]]) return;
+        seen[p[1]] = true;
+        var r = D.rels[p[1]], t = D.relTypes[r[2]];
+        out.push({ id: "r" + p[1], from: D.concepts[r[0]].id, to: D.concepts[r[1]].id, type: t.type,
+                   color: { color: t.color, highlight: t.color, hover: t.color, inherit: false },
+                   arrows: t.symmetric ? "to, from" : "to", dashes: t.symmetric ? [6, 4] : false });
+      });
+    });
+    out.sort(function (a, b) { return a.id < b.id ? -1 : a.id > b.id ? 1 : 0; });
+    return out;
+  }
+  function nodeRecord(id, p) {
+    var r = rec[id], c = byId[id];
+    var n = { id: id, label: r.label, title: r.title, group: r.group, x: p.x, y: p.y };
+    if (r.color) n.color = r.color;
+    if (r.shapeProperties) n.shapeProperties = r.shapeProperties;
+    if (!visibleAt(c)) { n.color = GREY; n.font = { color: "#2d3748" }; n.title = r.title + "\nnot yet visible on " + state.asOf; }
+    if (state.expanded[id]) n.borderWidth = 3;
+    return n;
+  }
+  function draw(refit) {
+    var ids = visibleIds();
+    var w = container.clientWidth || 800, h = container.clientHeight || 600;
+    nodes.clear(); edges.clear();
+    nodes.add(ids.map(function (id) { return nodeRecord(id, { x: 0, y: 0 }); }));
+    network.redraw();
+    var hOf = {};
+    BOX_W = D.meta.nodeW + 2 * D.options.nodes.margin;
+    ids.forEach(function (id) {
+      var b = network.getBoundingBox(id);
+      hOf[id] = b.bottom - b.top + 4;  /* + the selected border */
+      BOX_W = Math.max(BOX_W, b.right - b.left + 4);
+    });
+    var ers = edgeRecords(ids);
+    /* more room between boxes until every edge finds a clear path, while labels stay >= 12 px */
+    var L = null, rt = null;
+    function attempt(g) {
+      var L2 = layout(ids, w, h, hOf, g);
+      var boxes = ids.map(function (id) {
+        var p = L2.pos[id];
+        return { id: id, left: p.x - BOX_W / 2, right: p.x + BOX_W / 2, top: p.y - hOf[id] / 2, bottom: p.y + hOf[id] / 2 };
+      });
+      var rt2 = U.route(ers, L2.pos, boxes, 6);
+      if (rt2.failed.length) rt2 = slide(L2, ers, boxes, rt2, hOf);
+      return { L: L2, rt: rt2, fits: Math.min((w - 24) / L2.w, (h - 24) / L2.h) >= MIN_SCALE };
+    }
+    /* gaps: narrower until the set fits at the 12 px scale; when it fits, wider while that lets
+       more edges through without a detour */
+    var best = attempt(1);
+    if (!best.fits) {
+      [0.7, 0.5].some(function (g) { best = attempt(g); return best.fits; });
+    } else if (best.rt.failed.length) {
+      [1.6, 2.3].some(function (g) {
+        var t = attempt(g);
+        if (!t.fits) return true;
+        if (t.rt.failed.length < best.rt.failed.length) best = t;
+        return !best.rt.failed.length;
+      });
+    }
+    L = best.L; rt = best.rt;
+    lanesDrawn = L.lanes;
+    nodes.update(ids.map(function (id) { return { id: id, x: L.pos[id].x, y: L.pos[id].y }; }));
+    network.redraw();
+    /* an edge no curve gets through goes around: out of its box sideways into the gap next to
+       its column, along that gap (no box stands in a gap) to a corridor above (or below) every
+       box, and down (or up) the gap next to the other end. */
+    var top = Infinity, bottom = -Infinity, failed = {};
+    ids.forEach(function (id) {
+      top = Math.min(top, L.pos[id].y - hOf[id] / 2); bottom = Math.max(bottom, L.pos[id].y + hOf[id] / 2);
+    });
+    rt.failed.forEach(function (id) { failed[id] = true; });
+    var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0;
+    var step = Math.max(0, Math.min(4, (COL_GAP * L.g / 2 - 4) / 2));
+    ers.forEach(function (e) {
+      e.smooth = rt.smooth[e.id] || false;
+      if (state.selected && (e.from === state.selected || e.to === state.selected)) e.label = e.type;
+      e.title = nameOf(e.from) + " \u2192 " + e.type + " \u2192 " + nameOf(e.to);
+      e.rel = e.id;
+      if (!failed[e.id]) { out.push(e); return; }
+      var a = L.pos[e.from], b = L.pos[e.to], off = ((track % 5) - 2) * step, pts;
+      var ca = a.x + (b.x >= a.x ? side : -side) + off, cb = b.x + (b.x > a.x ? -side : side) + off;
+      if (Math.abs(a.x - b.x) < 1) {
+        pts = [{ x: ca, y: a.y }, { x: ca, y: b.y }];
+      } else {
+        var up = (a.y - top) + (b.y - top) <= (bottom - a.y) + (bottom - b.y);
+        var cy = up ? top - 18 - 6 * track : bottom + 18 + 6 * track;
+        pts = [{ x: ca, y: a.y }, { x: ca, y: cy }, { x: cb, y: cy }, { x: cb, y: b.y }];
+      }
+      track++;
+      var c = U.chain(e, pts);
+      waypoints = waypoints.concat(c.nodes);
+      out = out.concat(c.edges);
+    });
+    rerouted = rt.failed.slice();
+    if (waypoints.length) nodes.add(waypoints);
+    ers = out;
+    edges.add(ers);
+    drawn = ids;
+    if (state.selected && byId[state.selected] && L.pos[state.selected]) network.selectNodes([state.selected]);
+    else network.unselectAll();
+    status(ids);  /* first: the status line can change the header's height and so the canvas */
+    renderShownList(ids);
+    network.setSize("100%", "100%");
+    if (refit !== false) fit();
+    renderLaneTitles();
+  }
+  /* Fit the drawn boxes with a 12 px margin (vis-network's own fit leaves 10 % on each axis);
+     never above MAX_SCALE nor below MIN_SCALE (then centred on the selection). */
+  function fit() {
+    if (!drawn.length) return;
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    nodes.get().forEach(function (n) {
+      var b = n.waypoint ? { left: n.x, right: n.x, top: n.y, bottom: n.y } : network.getBoundingBox(n.id);
+      x0 = Math.min(x0, b.left); x1 = Math.max(x1, b.right);
+      y0 = Math.min(y0, b.top); y1 = Math.max(y1, b.bottom);
+    });
+    var cw = container.clientWidth - 24, ch = container.clientHeight - 24;
+    var s = Math.min(cw / Math.max(1, x1 - x0), ch / Math.max(1, y1 - y0), MAX_SCALE);
+    var at = { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };
+    if (s < MIN_SCALE) {
+      s = MIN_SCALE;
+      var sel = state.selected && drawn.indexOf(state.selected) >= 0 ? state.selected : null;
+      if (sel) at = network.getPositions([sel])[sel];
+    }
+    network.moveTo({ position: at, scale: s, animation: false });
+    lastFit = s;
+  }
+
+  /* ---- lane titles: HTML above the canvas, following pan and zoom ---- */
+  var laneBox = document.getElementById("lanes");
+  function renderLaneTitles() {
+    U.clear(laneBox);
+    lanesDrawn.forEach(function (ld) {
+      var ln = D.lanes[ld.lane];
+      var t = el("div", "lane");
+      t.dataset.lane = ln.key;
+      var top = add(el("span", "lane-en"), el("b", null, ln.names.en));
+      var z = el("span", "lane-zh", " " + ln.names.zh); z.lang = "zh";
+      add(top, z);
+      add(t, top, el("span", "lane-q", ln.question.en || "papers, flags, plain concepts"));
+      t.title = ln.key ? ln.question.en + " / " + ln.question.zh + " (first question answered; a mark + names the others)"
+                       : "answers none of the six questions";
+      add(laneBox, t);
+    });
+    placeLaneTitles();
+  }
+  function placeLaneTitles() {
+    var kids = laneBox.children;
+    var w = laneBox.clientWidth;
+    for (var i = 0; i < kids.length && i < lanesDrawn.length; i++) {
+      var ld = lanesDrawn[i];
+      var a = network.canvasToDOM({ x: ld.x0, y: 0 }), b = network.canvasToDOM({ x: ld.x1, y: 0 });
+      var left = Math.max(0, a.x), right = Math.min(w, b.x);
+      var t = kids[i];
+      t.hidden = right - left < 24;
+      t.style.left = left + "px";
+      t.style.width = Math.max(0, right - left - 4) + "px";
+    }
+  }
+  network.on("afterDrawing", placeLaneTitles);
+  /* vis rescales the view when the canvas changes size (the header wraps, fonts load): fit again */
+  var refitTimer = null;
+  network.on("resize", function () {
+    clearTimeout(refitTimer);
+    refitTimer = setTimeout(function () { fit(); placeLaneTitles(); }, 50);
+  });
+
+  /* ---- hover: the node's own edges stay, the others fade ---- */
+  network.on("hoverNode", function (p) {
+    var keep = {};
+    if (!byId[p.node]) return;
+    edges.get().forEach(function (e) {
+      var r = D.rels[+e.rel.slice(1)];
+      if (r && (D.concepts[r[0]].id === p.node || D.concepts[r[1]].id === p.node)) keep[e.id] = true;
+    });
+    edges.update(edges.get().map(function (e) {
+      var c = edges.get(e.id).color;
+      return { id: e.id, color: { color: c.highlight, highlight: c.highlight, hover: c.highlight,
+                                  opacity: keep[e.id] ? 1 : 0.15, inherit: false },
+               width: keep[e.id] ? 3 : 1.5 };
+    }));
+  });
+  network.on("blurNode", function () {
+    edges.update(edges.get().map(function (e) {
+      var c = e.color;
+      return { id: e.id, color: { color: c.highlight, highlight: c.highlight, hover: c.highlight,
+                                  opacity: 1, inherit: false }, width: 1.5 };
+    }));
+  });
+
+  /* ---- focus, expand, select ---- */
+  function neighbours(id) {
+    return adj[ix[id]].map(function (p) { return D.concepts[p[0]].id; });
+  }
+  function focusOn(ids, selected) {
+    state.shown = {}; state.expanded = {};
+    ids.forEach(function (id) {
+      if (!byId[id]) return;
+      state.shown[id] = true;
+    });
+    if (selected && byId[selected]) {
+      state.shown[selected] = true;
+      state.expanded[selected] = true;
+      neighbours(selected).forEach(function (n) { state.shown[n] = true; });
+    }
+    state.selected = selected && byId[selected] ? selected : null;
+    draw(true);
+    if (state.selected) renderCard(state.selected); else renderAbout();
+    setHash();
+  }
+  function expand(id) {
+    if (!byId[id]) return false;
+    state.selected = id;
+    state.shown[id] = true;
+    state.expanded[id] = true;
+    neighbours(id).forEach(function (n) { state.shown[n] = true; });
+    draw(true);
+    renderCard(id);
+    setHash();
+    return true;
+  }
+  function setHash() {
+    var want = state.selected ? "#concept=" + encodeURIComponent(state.selected) : "";
+    if (location.hash !== want && (want || location.hash)) history.replaceState(null, "", want || location.pathname);
+  }
+  network.on("click", function (p) {
+    if (p.nodes && p.nodes.length && byId[p.nodes[0]]) expand(p.nodes[0]);
+  });
+  window.addEventListener("hashchange", function () {
+    var h = U.hashParams();
+    if (h.concept && byId[h.concept]) {
+      var inCard = document.getElementById("card").contains(document.activeElement);
+      focusOn([], h.concept);
+      if (inCard || cardLinkFollowed) { cardLinkFollowed = false; focusCardHeading(); }
+    }
+  });
+
+  /* ---- the shown list: a keyboard route to every drawn node ---- */
+  var shownList = document.getElementById("shown-list");
+  function renderShownList(ids) {
+    U.clear(shownList);
+    ids.forEach(function (id) {
+      var li = el("li");
+      var b = el("button", "shown-item", nameOf(id));
+      b.type = "button";
+      b.dataset.id = id;
+      if (id === state.selected) b.setAttribute("aria-current", "true");
+      b.addEventListener("click", function () { expand(id); focusCardHeading(); });
+      add(li, b, el("span", "tag", byId[id].kind));
+      add(shownList, li);
+    });
+  }
+  function status(ids) {
+    var grey = ids.filter(function (id) { return !visibleAt(byId[id]); }).length;
+    document.getElementById("status").textContent =
+      ids.length + " of " + N + " concepts shown" + (state.selected ? ", around " + nameOf(state.selected) : ", the seed's six terms") +
+      (grey ? "; " + grey + " greyed (first visible after " + state.asOf + ")" : "") +
+      " / 显示 " + ids.length + " 个概念";
+  }
+
+  /* ---- the card ---- */
+  var cardLinkFollowed = false;
+  function focusCardHeading() {
+    var h = document.querySelector("#card h2");
+    if (h) { h.tabIndex = -1; h.focus({ preventScroll: false }); }
+  }
   function conceptLink(id) {
-    var a = U.link("index.html#concept=" + encodeURIComponent(id), nameOf(id), "concept-link");
+    var a = U.link("explorer.html#concept=" + encodeURIComponent(id), nameOf(id), "concept-link");
+    a.addEventListener("click", function () { cardLinkFollowed = true; });
     return a;
   }
   function renderCard(id) {
@@ -146,14 +435,15 @@
     if (c.names.zh) { var z = el("div", "name-zh", c.names.zh); z.lang = "zh"; add(card, z); }
     var meta = el("div", "meta");
     add(meta, el("code", null, c.id), el("span", "tag kind", c.kind),
-        el("span", "tag life-" + c.lifecycle.status, c.lifecycle.status));
+        el("span", "tag life-" + c.lifecycle.status, c.lifecycle.status),
+        U.link("concepts/" + c.id + ".html", "concept page / 概念页", "page-link"));
     add(card, meta, U.bi(c.lifecycle.note, "div", "note"));
     var al = [].concat(c.aliases.en || [], c.aliases.zh || []);
     if (al.length) add(card, el("div", "aliases", "aliases: " + al.join(" · ")));
 
     var s = U.section("Answers / 回答的问题");
     var qs = Object.keys(c.answers);
-    if (!qs.length) add(s, el("p", "muted", "answers none of the six questions"));
+    if (!qs.length) add(s, el("p", "muted", "answers none of the six questions / 不回答六问"));
     D.questions.forEach(function (q) {
       if (!c.answers[q.id]) return;
       var div = el("div", "answer");
@@ -171,7 +461,7 @@
     if (c.hardware.length || c.hardwareNote.en || c.hardwareNote.zh) {
       var hs = U.section("Hardware / 硬件");
       var ul = el("ul");
-      c.hardware.forEach(function (h) { add(ul, add(el("li"), conceptLink(h))); });
+      c.hardware.forEach(function (h) { add(ul, add(el("li"), byId[h] ? conceptLink(h) : el("span", null, h))); });
       add(hs, ul, U.bi(c.hardwareNote, "div", "note"));
       add(card, hs);
     }
@@ -181,7 +471,8 @@
       var rl = el("ul", "rels");
       out.forEach(function (r) {
         var li = el("li");
-        add(li, el("span", "rel", r.type + " \u2192 "), conceptLink(r.to), U.bi(r.note, "div", "note"));
+        add(li, el("span", "rel", r.type + " \u2192 "), r.known ? conceptLink(r.to) : el("span", null, r.to + " (not in the atlas)"),
+            U.bi(r.note, "div", "note"));
         if (r.evidence.length) add(li, U.evidenceList(r.evidence));
         add(rl, li);
       });
@@ -218,7 +509,7 @@
       add(p, el("span", "muted", " (" + c.first.method + ": " + c.first.value + ")"));
       add(hsec, p);
     } else {
-      add(hsec, el("p", "muted", "no dated sighting"));
+      add(hsec, el("p", "muted", "no dated sighting / 无带日期的发现"));
     }
     if (c.repos.length) add(hsec, el("div", "repos", "repositories: " + c.repos.join(", ")));
     add(card, hsec);
@@ -238,29 +529,42 @@
     document.getElementById("panel").scrollTop = 0;
   }
 
-  function select(id, focus) {
-    if (!byId[id]) return false;
-    state.selected = id;
-    showEdgesOf(id);
-    network.selectNodes([id]);
-    renderCard(id);
-    if (focus) {
-      var p = network.getPositions([id])[id];
-      if (p) network.moveTo({ position: p, scale: Math.max(network.getScale(), 1), animation: false });
-    }
-    var want = "#concept=" + encodeURIComponent(id);
-    if (location.hash !== want) history.replaceState(null, "", want);
-    return true;
+  /* ---- about: shown when no concept is selected ---- */
+  function renderAbout() {
+    var card = U.clear(document.getElementById("card"));
+    delete card.dataset.concept;
+    add(card, el("h2", null, "The seed's six terms / 六个起点"));
+    add(card, el("p", "hint", "Search, or click a concept: it and its direct neighbours are shown, the rest is hidden. " +
+                 "Clicking a neighbour expands it. Lanes (x) are the six questions: a concept sits in the lane of the first " +
+                 "question it answers, and a mark (+ ...) names the others; inside a lane, older first visible is higher. " +
+                 "/ 搜索或点击概念：显示它与直接相邻的概念；点击相邻概念可展开。横向分道是六问：概念位于它回答的第一个问题的分道，“+”标出其余问题。"));
+    var qs = U.section("The six questions / 六问");
+    var ql = el("dl");
+    D.questions.forEach(function (q) {
+      add(ql, el("dt", null, q.id + ": " + q.names.en + " · " + q.names.zh), U.bi(q.explanation, "dd"));
+    });
+    add(qs, ql);
+    var ks = U.section("Kinds / 种类");
+    var ul = el("ul", "legend");
+    D.kinds.forEach(function (k) {
+      if (!k.count) return;
+      var g = el("span", "glyph", "\u25a0");
+      g.style.color = k.color;
+      add(ul, add(el("li"), g, el("span", null, " " + k.id)));
+    });
+    add(ks, ul);
+    var fs = U.section("Flows / 流程");
+    var fl2 = el("ul");
+    D.flows.forEach(function (f) {
+      add(fl2, add(el("li"), U.link(f.file, f.title.en || f.id),
+                   f.title.zh ? el("span", "zh", " " + f.title.zh) : null));
+    });
+    if (!D.flows.length) add(fl2, el("li", "muted", "no flows"));
+    add(fs, fl2);
+    add(card, qs, ks, fs);
   }
-  network.on("click", function (params) {
-    if (params.nodes && params.nodes.length) select(params.nodes[0], false);
-  });
-  window.addEventListener("hashchange", function () {
-    var h = U.hashParams();
-    if (h.concept) select(h.concept, true);
-  });
 
-  /* ---- search ---- */
+  /* ---- search: a combobox with a named listbox ---- */
   function search(q) {
     var nq = U.normalize(q);
     if (!nq) return [];
@@ -278,38 +582,67 @@
     return hits.map(function (h) { return h[1]; });
   }
   var input = document.getElementById("search"), results = document.getElementById("results");
+  var active = -1, hitIds = [];
+  function setActive(i) {
+    var opts = results.querySelectorAll("[role=option]");
+    if (!opts.length) { active = -1; input.removeAttribute("aria-activedescendant"); return; }
+    active = (i + opts.length) % opts.length;
+    for (var k = 0; k < opts.length; k++) opts[k].setAttribute("aria-selected", k === active ? "true" : "false");
+    input.setAttribute("aria-activedescendant", opts[active].id);
+    opts[active].scrollIntoView({ block: "nearest" });
+  }
+  function closeResults() {
+    results.hidden = true; input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant"); active = -1;
+  }
+  function open(id) { closeResults(); focusOn([], id); }
   function showResults() {
     U.clear(results);
-    var ids = search(input.value);
-    ids.slice(0, 30).forEach(function (id) {
+    hitIds = search(input.value).slice(0, 30);
+    hitIds.forEach(function (id, i) {
       var li = el("li", "result");
       li.setAttribute("role", "option");
+      li.id = "hit-" + i;
       li.dataset.id = id;
+      li.setAttribute("aria-selected", "false");
       add(li, el("span", null, nameOf(id)), el("span", "tag", byId[id].kind));
-      li.addEventListener("click", function () { select(id, true); results.hidden = true; });
+      li.addEventListener("mousedown", function (e) { e.preventDefault(); });
+      li.addEventListener("click", function () { open(id); });
       add(results, li);
     });
-    if (input.value && !ids.length) add(results, el("li", "muted", "no match"));
-    else if (ids.length > 30) add(results, el("li", "muted", (ids.length - 30) + " more"));
-    results.hidden = !input.value;
+    if (input.value && !hitIds.length) {
+      var none = el("li", "muted", "no match / 无匹配");
+      none.setAttribute("role", "option"); none.id = "hit-none"; none.setAttribute("aria-disabled", "true");
+      add(results, none);
+    }
+    var on = !!input.value;
+    results.hidden = !on;
+    input.setAttribute("aria-expanded", on ? "true" : "false");
+    active = -1;
+    if (hitIds.length) setActive(0);
   }
   input.addEventListener("input", showResults);
   input.addEventListener("keydown", function (e) {
-    if (e.key === "Enter") {
-      var ids = search(input.value);
-      if (ids.length) { select(ids[0], true); results.hidden = true; }
-    } else if (e.key === "Escape") { results.hidden = true; }
+    if (e.key === "ArrowDown") { e.preventDefault(); if (results.hidden) showResults(); else setActive(active + 1); }
+    else if (e.key === "ArrowUp") { e.preventDefault(); setActive(active - 1); }
+    else if (e.key === "Enter") {
+      e.preventDefault();
+      if (!hitIds.length) hitIds = search(input.value);
+      var id = hitIds[active >= 0 && active < hitIds.length ? active : 0];
+      if (id) open(id);
+    } else if (e.key === "Escape") { closeResults(); }
   });
+  input.addEventListener("blur", function () { setTimeout(closeResults, 150); });
 
-  /* ---- controls ---- */
+  /* ---- filters and as of: both re-fit the view ---- */
   function option(sel, value, text) {
     var o = el("option", null, text);
     o.value = value;
     sel.appendChild(o);
   }
   var fq = document.getElementById("f-question");
-  D.questions.forEach(function (q) { option(fq, q.id, q.id + " \u2014 " + q.names.en); });
-  option(fq, "_none", "answers none");
+  D.questions.forEach(function (q) { option(fq, q.id, q.id + " \u2014 " + q.names.en + " / " + q.names.zh); });
+  option(fq, "_none", "answers none / 不回答六问");
   var fr = document.getElementById("f-repo");
   D.repos.forEach(function (r) { option(fr, r, r); });
   var fl = document.getElementById("f-lifecycle");
@@ -320,103 +653,105 @@
     var lab = el("label", "kindbox");
     var cb = el("input");
     cb.type = "checkbox"; cb.checked = true; cb.value = k.id;
-    cb.addEventListener("change", function () { state.kinds[k.id] = cb.checked; apply(); });
-    var g = el("span", "glyph", k.glyph);
+    cb.addEventListener("change", function () { state.kinds[k.id] = cb.checked; draw(true); });
+    var g = el("span", "glyph", "\u25a0");
     g.style.color = k.color;
+    g.setAttribute("aria-hidden", "true");
     add(lab, cb, g, el("span", null, k.id + " (" + k.count + ")"));
     add(boxes, lab);
   });
-  fq.addEventListener("change", function () { state.question = fq.value; apply(); });
-  fr.addEventListener("change", function () { state.repo = fr.value; apply(); });
-  fl.addEventListener("change", function () { state.lifecycle = fl.value; apply(); });
+  fq.addEventListener("change", function () { state.question = fq.value; draw(true); });
+  fr.addEventListener("change", function () { state.repo = fr.value; draw(true); });
+  fl.addEventListener("change", function () { state.lifecycle = fl.value; draw(true); });
   var asof = document.getElementById("asof");
   var dates = D.concepts.map(function (c) { return c.first ? c.first.date : ""; }).filter(Boolean).sort();
   if (dates.length) asof.min = dates[0];
-  asof.max = D.meta.cutoff;
-  asof.value = state.asOf;
+  if (D.meta.cutoff) asof.max = D.meta.cutoff;
+  asof.value = state.asOf || "";
   asof.addEventListener("change", function () {
-    if (/^\d{4}-\d{2}-\d{2}$/.test(asof.value)) { state.asOf = asof.value; apply(); }
+    if (/^\d{4}-\d{2}-\d{2}$/.test(asof.value)) { state.asOf = asof.value; draw(true); }
   });
-  var allBox = document.getElementById("edges-all");
-  allBox.checked = edgesAll;
-  allBox.addEventListener("change", function () { setAllEdges(allBox.checked); });
   var hide = document.getElementById("asof-hide");
-  hide.addEventListener("change", function () { state.hide = hide.checked; apply(); });
-  function setView(view) {
-    if (!D.bands[view]) return false;
-    state.view = view;
-    document.getElementById("view").value = view;
-    nodes.update(D.concepts.map(function (c) { return { id: c.id, x: c.pos[view][0], y: c.pos[view][1] }; }));
-    network.fit({ animation: false });
-    return true;
-  }
-  document.getElementById("view").addEventListener("change", function (e) { setView(e.target.value); });
+  hide.addEventListener("change", function () { state.hide = hide.checked; draw(true); });
   document.getElementById("reset").addEventListener("click", function () {
     state.question = state.repo = state.lifecycle = ""; fq.value = fr.value = fl.value = "";
     Object.keys(state.kinds).forEach(function (k) { state.kinds[k] = true; });
     boxes.querySelectorAll("input").forEach(function (cb) { cb.checked = true; });
-    state.asOf = D.meta.asOf || D.meta.cutoff; asof.value = state.asOf;
+    state.asOf = D.meta.asOf || D.meta.cutoff; asof.value = state.asOf || "";
     state.hide = hide.checked = false;
-    apply(); network.fit({ animation: false });
+    draw(true);
+  });
+  document.getElementById("seed").addEventListener("click", function () { focusOn(D.meta.focus, null); });
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { draw(true); }, 150);
   });
 
-  /* ---- about: legend, questions, flows ---- */
-  (function () {
-    var about = document.getElementById("about");
-    var ks = U.section("Kinds / 种类");
-    var ul = el("ul", "legend");
-    D.kinds.forEach(function (k) {
-      if (!k.count) return;
-      var g = el("span", "glyph", k.glyph);
-      g.style.color = k.color;
-      add(ul, add(el("li"), g, el("span", null, " " + k.id)));
-    });
-    add(ks, ul);
-    var qs = U.section("The six questions / 六问");
-    var ql = el("dl");
-    D.questions.forEach(function (q) {
-      add(ql, el("dt", null, q.id + ": " + q.names.en + " · " + q.names.zh), U.bi(q.explanation, "dd"));
-    });
-    add(qs, ql);
-    var fs = U.section("Flows / 流程");
-    var fl2 = el("ul");
-    D.flows.forEach(function (f) {
-      add(fl2, add(el("li"), U.link(f.file, f.title.en || f.id),
-                   f.title.zh ? el("span", "zh", " " + f.title.zh) : null));
-    });
-    if (!D.flows.length) add(fl2, el("li", "muted", "no flows"));
-    add(fs, fl2);
-    add(about, el("p", "hint", "Click a concept to see its card. x: the six questions; y: first visible date or kind."),
-        ks, qs, fs);
-  })();
-
-  apply();
   var h0 = U.hashParams();
-  if (h0.concept) select(h0.concept, true);
+  if (h0.concept && byId[h0.concept]) focusOn([], h0.concept);
+  else focusOn(D.meta.focus, null);
 
-  var api = {
+  function domOf(id) {
+    var p = network.getPositions([id])[id];
+    if (!p) return null;
+    var dom = network.canvasToDOM(p), r = container.getBoundingClientRect();
+    return { x: r.left + dom.x, y: r.top + dom.y };
+  }
+  window.atlasMap = Object.freeze({
     ready: true,
-    nodeCount: function () { return nodes.length; },
-    edgeCount: function () { return edges.length; },
-    drawnEdgeCount: function () { return edges.get({ filter: function (e) { return !e.hidden; } }).length; },
-    setAllEdges: setAllEdges,
-    shownCount: function () { return nodes.get({ filter: function (n) { return !n.hidden; } }).length; },
-    greyCount: function () { return Object.keys(shown).filter(function (k) { return shown[k] === "grey"; }).length; },
-    search: function (q) { return search(q); },
-    select: function (id) { return select(id, true); },
+    conceptCount: function () { return N; },
+    nodeCount: function () { return nodes.get({ filter: function (n) { return !n.waypoint; } }).length; },
+    edgeCount: function () {
+      return edges.get().map(function (e) { return e.rel; }).filter(function (r, i, a) { return a.indexOf(r) === i; }).length;
+    },
+    drawnIds: function () { return drawn.slice(); },
+    neighbours: function (id) { return byId[id] ? neighbours(id).filter(function (n, i, a) { return a.indexOf(n) === i; }).sort() : []; },
+    search: search,
+    open: function (id) { focusOn([], id); return !!byId[id]; },
+    select: function (id) { return expand(id); },
+    seed: function () { focusOn(D.meta.focus, null); },
     selected: function () { return state.selected; },
-    view: function () { return state.view; },
-    setView: setView,
-    setAsOf: function (d) { asof.value = d; state.asOf = d; apply(); },
-    focus: function (id) {
-      var p = network.getPositions([id])[id];
-      if (!p) return null;
-      network.moveTo({ position: p, scale: 1.5, animation: false });
-      network.redraw();
-      var dom = network.canvasToDOM(p);
-      var r = container.getBoundingClientRect();
-      return { x: r.left + dom.x, y: r.top + dom.y };
-    }
-  };
-  window.atlasMap = Object.freeze(api);
+    setAsOf: function (d) { asof.value = d; state.asOf = d; draw(true); },
+    scale: function () { return network.getScale(); },
+    labelPx: function () { return network.getScale() * FONT; },
+    laneOf: function (id) { return D.lanes[rec[id].lane].key; },
+    answers: function (id) { return Object.keys(byId[id].answers); },
+    laneRange: function (key) {
+      for (var i = 0; i < lanesDrawn.length; i++) if (D.lanes[lanesDrawn[i].lane].key === key) return [lanesDrawn[i].x0, lanesDrawn[i].x1];
+      return null;
+    },
+    /* DOM box of the canvas and of each drawn node, to check the view contains them */
+    inView: function (id) {
+      var b = network.getBoundingBox(id);
+      if (!b) return false;
+      var tl = network.canvasToDOM({ x: b.left, y: b.top }), br = network.canvasToDOM({ x: b.right, y: b.bottom });
+      return tl.x >= -1 && tl.y >= -1 && br.x <= container.clientWidth + 1 && br.y <= container.clientHeight + 1;
+    },
+    crossings: function () { return U.crossings(network, drawn, edges.getIds()); },
+    overlaps: function () { return U.overlaps(network, drawn); },
+    rerouted: function () { return rerouted.slice(); },
+    edgeLabels: function () {
+      return edges.get().filter(function (e) { return e.label; }).map(function (e) { return e.rel; })
+        .filter(function (r, i, a) { return a.indexOf(r) === i; }).sort();
+    },
+    edgesOf: function (id) {
+      return edges.get().filter(function (e) {
+        var r = D.rels[+e.rel.slice(1)];
+        return D.concepts[r[0]].id === id || D.concepts[r[1]].id === id;
+      }).map(function (e) { return e.rel; }).filter(function (r, i, a) { return a.indexOf(r) === i; }).sort();
+    },
+    positions: function () { return network.getPositions(drawn); },
+    boxes: function () {
+      var o = {};
+      drawn.forEach(function (id) { o[id] = network.getBoundingBox(id); });
+      return o;
+    },
+    segments: function (eid) {
+      var e = network.body.edges[eid], pts = [];
+      for (var i = 0; i <= 8; i++) pts.push(e.edgeType.getPoint(i / 8));
+      return { from: e.fromId, to: e.toId, pts: pts };
+    },
+    focus: function (id) { return domOf(id); }
+  });
 })();
