@@ -96,13 +96,17 @@ def page_data(html: str) -> dict:
 
 def test_writes_index_and_one_page_per_flow(tmp_path):
     paths = build_site(sample_atlas(), tmp_path / "out")
-    assert [p.name for p in paths] == ["index.html", "flow-udma-put.html"]
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in paths)
+    names = [str(p.relative_to(tmp_path / "out")) for p in paths]
+    assert names[0] == "index.html"  # the overview
+    assert {"explorer.html", "timeline.html", "flow-udma-put.html", "concepts/hccl.html"} <= set(names)
+    assert len(names) == 4 + 7  # overview, timeline, explorer, one flow, seven concepts
+    top = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert top == sorted({n.split("/")[0] for n in names})
     assert not (tmp_path / "lib").exists() and not Path("lib").exists()
 
 
 def test_node_and_edge_counts(site):
-    data = page_data((site / "index.html").read_text("utf-8"))
+    data = page_data((site / "explorer.html").read_text("utf-8"))
     assert len(data["nodes"]) == 7
     # 5 relations, one to a concept that is not in the atlas: 4 edges
     assert len(data["edges"]) == 4
@@ -126,7 +130,7 @@ EXTERNAL = [
 ]
 
 
-@pytest.mark.parametrize("name", ["index.html", "flow-udma-put.html"])
+@pytest.mark.parametrize("name", ["explorer.html", "flow-udma-put.html"])
 def test_no_external_resources(site, name):
     html = (site / name).read_text("utf-8")
     for pattern in EXTERNAL:
@@ -141,7 +145,7 @@ def test_no_external_resources(site, name):
     assert len(re.findall(r"<script\b", html.replace(vis_js(), ""))) == 3  # data, vis, ours
 
 
-@pytest.mark.parametrize("name", ["index.html", "flow-udma-put.html"])
+@pytest.mark.parametrize("name", ["explorer.html", "flow-udma-put.html"])
 def test_injection_is_escaped(site, name):
     html = (site / name).read_text("utf-8")
     assert vis_js() in html  # inlined as shipped; the checks below look at everything else
@@ -171,12 +175,12 @@ def test_two_builds_are_byte_identical(tmp_path):
     for pa, pb in zip(a, b):
         assert pa.read_bytes() == pb.read_bytes(), pa.name
     c = build_site(sample_atlas(), tmp_path / "c", as_of="2022-01-01")
-    assert c[0].read_bytes() != a[0].read_bytes()
-    assert page_data(c[0].read_text("utf-8"))["meta"]["asOf"] == "2022-01-01"
+    assert (tmp_path / "c/explorer.html").read_bytes() != (tmp_path / "a/explorer.html").read_bytes()
+    assert page_data((tmp_path / "c/explorer.html").read_text("utf-8"))["meta"]["asOf"] == "2022-01-01"
 
 
 def test_card_data(site):
-    data = page_data((site / "index.html").read_text("utf-8"))
+    data = page_data((site / "explorer.html").read_text("utf-8"))
     c = {x["id"]: x for x in data["concepts"]}
     hccl = c["hccl"]
     assert hccl["names"] == {"en": "HCCL", "zh": "集合通信库"}
@@ -262,7 +266,7 @@ def test_cli_map(tmp_path, monkeypatch):
     out = tmp_path / "site"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01"])
     assert res.exit_code == 0, res.output
-    assert "wrote 2 pages" in res.output
-    assert page_data((out / "index.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
+    assert "wrote 11 pages" in res.output
+    assert page_data((out / "explorer.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1"])
     assert res.exit_code != 0 and "YYYY-MM-DD" in res.output

@@ -36,7 +36,7 @@ def click_node(page, ident: str):
 
 
 def test_index_offline_counts_search_click(tab, site, artifacts):
-    page = tab.open((site / "index.html").as_uri(), "atlasMap")
+    page = tab.open((site / "explorer.html").as_uri(), "atlasMap")
     assert page.evaluate("atlasMap.nodeCount()") == 7
     assert page.evaluate("atlasMap.edgeCount()") == 4
     # search: Chinese alias, full-width Latin, case
@@ -71,7 +71,7 @@ def test_index_offline_counts_search_click(tab, site, artifacts):
 
 
 def test_injection_shows_text_and_runs_nothing(tab, site, artifacts):
-    page = tab.open((site / "index.html").as_uri(), "atlasMap")
+    page = tab.open((site / "explorer.html").as_uri(), "atlasMap")
     click_node(page, "evil")
     assert page.evaluate("atlasMap.selected()") == "evil"
     assert page.text_content("#card h2") == EVIL
@@ -87,7 +87,7 @@ def test_injection_shows_text_and_runs_nothing(tab, site, artifacts):
 
 
 def test_as_of_view_filters_and_hash(tab, site):
-    page = tab.open((site / "index.html").as_uri() + "#concept=udma", "atlasMap")
+    page = tab.open((site / "explorer.html").as_uri() + "#concept=udma", "atlasMap")
     assert page.evaluate("atlasMap.selected()") == "udma"
     assert page.evaluate("atlasMap.greyCount()") == 0
     page.fill("#asof", "2022-01-01")
@@ -134,7 +134,7 @@ def test_flow_page_links_both_ways(tab, site, artifacts):
     assert links == ["index.html#concept=aiv-direct", "index.html#concept=evil"]
     assert EVIL in card
     page.screenshot(path=str(artifacts / "map-flow.png"))
-    page.click("#card a.concept-link")
-    page.wait_for_function("window.atlasMap && window.atlasMap.ready")
-    assert page.evaluate("atlasMap.selected()") == "aiv-direct"
+    page.click("#card a.concept-link")  # index.html is the overview: the row is marked
+    page.wait_for_function("window.atlasOverview && window.atlasOverview.ready")
+    assert page.evaluate("document.querySelector('tr.row.target').dataset.id") == "aiv-direct"
     tab.check_clean()

@@ -415,7 +415,8 @@ def flow_data(atlas: Atlas, flow: Flow, net, colours: dict[str, str]) -> dict:
 
 
 def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
-    """Write out_dir/index.html and out_dir/flow-<id>.html for every flow; return the paths.
+    """Write the site into out_dir and return the paths: index.html (the overview), timeline.html,
+    concepts/<id>.html for every concept, explorer.html and flow-<id>.html for every flow.
 
     `as_of` (YYYY-MM-DD) is the initial value of the page's date control: concepts first visible
     after it start greyed out. Default: the atlas cut-off. Stale flow-*.html files are removed."""
@@ -429,7 +430,7 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
         raise AtlasError(f"cannot create the output directory: {exc}", str(out)) from exc
     layout = layout_map(atlas)
     net = build_map_network(atlas, layout)
-    pages: list[tuple[Path, str]] = [(out / "index.html", _page(
+    pages: list[tuple[Path, str]] = [(out / "explorer.html", _page(
         "index.html", "Ascend communication atlas", index_data(atlas, layout, net, as_of),
         "map.js"))]
     for flow in sorted(atlas.flows, key=lambda f: f.id):
@@ -441,6 +442,9 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
     for stale in sorted(out.glob("flow-*.html")):
         if stale.name not in written:
             stale.unlink()
+    from .pages import reading_pages  # the overview, the timeline and the concept pages
+
+    pages = reading_pages(atlas, out, as_of) + pages
     for path, html in pages:
         try:
             with open(path, "w", encoding="utf-8", newline="\n") as fh:
