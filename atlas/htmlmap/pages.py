@@ -10,9 +10,11 @@ fetched from anywhere.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
-from markupsafe import Markup
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup, escape
 
 from ..errors import AtlasError
 from ..model import ID_RE, QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept, Evidence
@@ -59,26 +61,40 @@ def _name(atlas: Atlas, ident: str) -> dict:
     return {"id": ident, "names": text(c.names), "known": True}
 
 
-def concept_card(atlas: Atlas, c: Concept) -> dict:
+class Shared:
+    """What every concept page needs from the whole atlas, gathered once per build."""
+
+    def __init__(self, atlas: Atlas):
+        self.questions = {q["id"]: q for q in questions(atlas)}
+        self.claims: dict[str, list[dict]] = {}
+        for cl in sorted(atlas.claims, key=lambda cl: cl.id):
+            item = {"id": cl.id, "status": cl.status, "statement": text(cl.statement),
+                    "note": text(cl.note), "evidence": [evidence(atlas, e) for e in cl.evidence]}
+            for cid in sorted(set(cl.about)):
+                self.claims.setdefault(cid, []).append(item)
+        self.flows: dict[str, list[dict]] = {}
+        for f in sorted(atlas.flows, key=lambda f: f.id):
+            touched: dict[str, list[dict]] = {}
+            for s in f.ordered_steps():
+                for cid in dict.fromkeys(s.concepts):
+                    touched.setdefault(cid, []).append({"id": s.id, "label": text(s.label)})
+            for cid, steps in touched.items():
+                self.flows.setdefault(cid, []).append(
+                    {"id": f.id, "file": _flow_file(f), "title": text(f.title), "steps": steps})
+
+
+def concept_card(atlas: Atlas, c: Concept, shared: Shared | None = None) -> dict:
     """The whole card of a concept, as plain data for the concept page."""
-    qs = {q["id"]: q for q in questions(atlas)}
+    shared = shared or Shared(atlas)
+    qs = shared.questions
     incoming = []
-    for other in sorted(atlas.concepts, key=lambda o: o.id):
-        for r in sorted(other.relations, key=lambda r: (r.type, r.target)):
-            if r.target == c.id and other.id != c.id:
-                incoming.append({"type": r.type, "inverse": RELATION_TYPES.get(r.type, r.type),
-                                 **_name(atlas, other.id), "note": text(r.note),
-                                 "evidence": [evidence(atlas, e) for e in r.evidence]})
-    claims = [{"id": cl.id, "status": cl.status, "statement": text(cl.statement),
-               "note": text(cl.note), "evidence": [evidence(atlas, e) for e in cl.evidence]}
-              for cl in sorted(atlas.claims, key=lambda cl: cl.id) if c.id in cl.about]
-    flows = []
-    for f in sorted(atlas.flows, key=lambda f: f.id):
-        steps = [{"id": s.id, "label": text(s.label)} for s in f.ordered_steps()
-                 if c.id in s.concepts]
-        if steps:
-            flows.append({"id": f.id, "file": _flow_file(f), "title": text(f.title),
-                          "steps": steps})
+    for r in sorted((r for r in atlas.touching.get(c.id, []) if r.target == c.id and r.source != c.id),
+                    key=lambda r: (r.source, r.type)):
+        incoming.append({"type": r.type, "inverse": RELATION_TYPES.get(r.type, r.type),
+                         **_name(atlas, r.source), "note": text(r.note),
+                         "evidence": [evidence(atlas, e) for e in r.evidence]})
+    claims = shared.claims.get(c.id, [])
+    flows = shared.flows.get(c.id, [])
     first = atlas.first_visible(c.id)
     sightings = []
     for s in sorted(atlas.sightings_by_concept.get(c.id, []),
@@ -118,16 +134,42 @@ def flow_links(atlas: Atlas) -> list[dict]:
 # ---------------------------------------------------------------------------------------------
 
 
+def bi(t: dict | None, tag: str = "span", cls: str = "") -> Markup:
+    """Both languages of a {en, zh} text, each in its own element and escaped; "" when empty.
+
+    A template global rather than a macro: it runs for every cell, and a Python function is
+    many times faster than a Jinja macro call. `tag` and `cls` come from our templates only."""
+    if not t or not (t.get("en") or t.get("zh")):
+        return Markup("")
+    parts = []
+    if t.get("en"):
+        parts.append('<span class="en">' + escape(t["en"]) + "</span>")
+    if t.get("zh"):
+        parts.append('<span class="zh" lang="zh">' + escape(t["zh"]) + "</span>")
+    attr = ' class="' + escape(cls) + '"' if cls else ""
+    return Markup(f"<{tag}{attr}>{' '.join(parts)}</{tag}>")
+
+
+@lru_cache(maxsize=1)
+def env() -> Environment:
+    from .render import TEMPLATES
+
+    e = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                    keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    e.globals["bi"] = bi
+    return e
+
+
 def site_page(template: str, title: str, root: str, current: str, script: str = "",
               **context) -> str:
     """One page through `template` (which extends base.html). `root` leads back to the site's
     top folder ("" or "../"); `script` names an asset run inline, allowed by its hash."""
-    from .render import _asset, _env, _sha256
+    from .render import _asset, _sha256
 
     code = _asset(script) if script else ""
     csp = ("default-src 'none'; script-src " + (_sha256(code) if code else "'none'") +
            "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
-    return _env().get_template(template).render(
+    return env().get_template(template).render(
         title=title, lang="en", csp=Markup(csp), style=Markup(_asset("pages.css")),
         script=Markup(code) if code else "", data="", vis="", root=root, current=current,
         site=SITE_TITLE, **context)
@@ -149,8 +191,8 @@ def timeline_page(atlas: Atlas, as_of: str) -> str:
                      "timeline.js", tl=layout_timeline(atlas, as_of))
 
 
-def concept_page(atlas: Atlas, c: Concept) -> str:
-    card = concept_card(atlas, c)
+def concept_page(atlas: Atlas, c: Concept, shared: Shared | None = None) -> str:
+    card = concept_card(atlas, c, shared)
     return site_page("concept.html", f"{c.names.en or c.id} \u00b7 {SITE_TITLE['en']}", "../",
                      "concept", card=card)
 
@@ -166,8 +208,9 @@ def reading_pages(atlas: Atlas, out: Path, as_of: str) -> list[tuple[Path, str]]
         folder.mkdir(exist_ok=True)
     except OSError as exc:
         raise AtlasError(f"cannot create the concept folder: {exc}", str(folder)) from exc
+    shared = Shared(atlas)
     for c in sorted(atlas.concepts, key=lambda c: c.id):
-        pages.append((out / concept_file(c.id), concept_page(atlas, c)))
+        pages.append((out / concept_file(c.id), concept_page(atlas, c, shared)))
     written = {p.name for p, _ in pages}
     for stale in sorted(folder.glob("*.html")):
         if stale.name not in written:
