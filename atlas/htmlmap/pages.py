@@ -143,10 +143,10 @@ def bi(t: dict | None, tag: str = "span", cls: str = "") -> Markup:
         return Markup("")
     parts = []
     if t.get("en"):
-        parts.append('<span class="en">' + escape(t["en"]) + "</span>")
+        parts.append('<span class="en">' + str(escape(t["en"])) + "</span>")
     if t.get("zh"):
-        parts.append('<span class="zh" lang="zh">' + escape(t["zh"]) + "</span>")
-    attr = ' class="' + escape(cls) + '"' if cls else ""
+        parts.append('<span class="zh" lang="zh">' + str(escape(t["zh"])) + "</span>")
+    attr = ' class="' + str(escape(cls)) + '"' if cls else ""
     return Markup(f"<{tag}{attr}>{' '.join(parts)}</{tag}>")
 
 
