@@ -19,7 +19,8 @@ from hypothesis import given, settings, strategies as st
 from atlas.errors import AtlasError
 from atlas.htmlmap import build_site
 from atlas.htmlmap.pages import reading_pages
-from atlas.htmlmap.timeline import MONTH_W, X0, date_x, label_width, layout_timeline
+from atlas.htmlmap.timeline import (
+    GAP_MIN, GAP_W, MONTH_W, X0, Scale, date_x, label_width, layout_timeline)
 from atlas.model import Atlas, Concept, Sighting, Text
 
 try:
@@ -308,10 +309,22 @@ def test_timeline_precision_has_its_own_shape():
 def test_timeline_cutoff_and_as_of_lines():
     atlas = sample_atlas()
     tl = layout_timeline(atlas, "2022-01-01")
-    assert tl.start == "2021-03" and tl.cutoff_x == date_x("2026-08-26", (2021, 3))
-    assert tl.as_of_x == date_x("2022-01-01", (2021, 3)) < tl.cutoff_x
+    assert tl.start == "2021-03"
+    xs = {e.concept: e.x for lane in tl.lanes for e in lane.events}
+    assert xs["hccl"] < tl.as_of_x < xs["shmem"] < xs["udma"] < tl.cutoff_x <= tl.scale_end
     assert [e.concept for lane in tl.lanes for e in lane.events if e.later] == ["shmem", "udma"]
     assert tl.width >= tl.cutoff_x + 100
+    # months without a mark between 2022-02 and 2024-04 are folded into one marked break
+    assert [(g.first, g.last) for g in tl.gaps] == [("2021-04", "2021-12"), ("2022-02", "2024-04"),
+                                                   ("2024-06", "2024-12"), ("2025-02", "2026-07")]
+    assert all(round(g.x1 - g.x0) == GAP_W for g in tl.gaps)
+
+
+def test_scale_without_gaps_is_the_plain_month_scale():
+    scale = Scale((2025, 1), 12, set(range(12)))
+    for d in ("2025-01-01", "2025-02-28", "2025-07-15", "2025-12-31"):
+        assert scale.x(d) == date_x(d, (2025, 1))
+    assert scale.end_x == X0 + 12 * MONTH_W and scale.gaps() == []
 
 
 def days_oracle(d: str, start: tuple[int, int]) -> float:
@@ -329,13 +342,23 @@ DAYS = st.dates(min_value=date(2019, 1, 1), max_value=date(2026, 8, 26))
 
 
 @settings(max_examples=150, deadline=None)
-@given(a=DAYS, b=DAYS)
-def test_date_x_matches_oracle_and_keeps_order(a, b):
+@given(a=DAYS, b=DAYS, kept=st.sets(st.integers(0, 91), max_size=30))
+def test_scales_match_oracle_and_keep_order(a, b, kept):
     start = (2019, 1)
     xa, xb = date_x(a.isoformat(), start), date_x(b.isoformat(), start)
     assert xa == days_oracle(a.isoformat(), start)
     if a < b:
         assert xa < xb
+    # the folded scale: still in date order, kept months full width, each fold GAP_W wide
+    ma, mb = (a.year - 2019) * 12 + a.month - 1, (b.year - 2019) * 12 + b.month - 1
+    scale = Scale(start, 92, kept | {ma, mb})
+    ya, yb = scale.x(a.isoformat()), scale.x(b.isoformat())
+    if a < b:
+        assert ya < yb
+    assert scale.month_x(ma + 1) - scale.month_x(ma) == pytest.approx(MONTH_W)
+    folded = sum(g.m1 - g.m0 for g in scale.gaps())
+    assert scale.end_x == pytest.approx(X0 + (92 - folded) * MONTH_W + len(scale.gaps()) * GAP_W)
+    assert all(g.m1 - g.m0 >= GAP_MIN for g in scale.gaps())
 
 
 @settings(max_examples=60, deadline=None)

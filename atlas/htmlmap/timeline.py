@@ -1,7 +1,8 @@
 """Geometry of the timeline picture (timeline.html), computed in Python and drawn as SVG.
 
 One lane per repository that holds a concept's first visible commit; each concept is a mark at
-its true day on a month scale: a filled circle when the date is exact, an open diamond when it is
+its true day on a month scale (long runs of months without any mark are folded into a marked
+break, see `Scale`): a filled circle when the date is exact, an open diamond when it is
 only "on or before" (a root commit or a shallow history). Labels are packed into rows inside their
 lane so that no two overlap: a label takes the first row whose previous label ends left of its
 mark. Widths of labels are estimated (a Latin character about 7 px, a wide one 12 px at 12 px
@@ -27,6 +28,8 @@ MARK_GAP = 8  # px between a mark and its label
 LABEL_GAP = 10  # px between two labels on one row
 NAME_MAX = 28  # characters of a label; the full name is in the tooltip
 BOTTOM = 30  # px below the last lane
+GAP_MIN = 4  # a run of this many months without a mark is folded
+GAP_W = 40  # px of a folded run
 PAREN_RE = re.compile(r"\s*[(\uff08].*$", re.S)
 
 
@@ -63,13 +66,24 @@ class Tick:
 
 
 @dataclass
+class Gap:
+    x0: float
+    x1: float
+    first: str  # YYYY-MM of the first folded month
+    last: str  # YYYY-MM of the last folded month
+
+
+@dataclass
 class TimelineLayout:
     width: int
     height: int
     start: str  # YYYY-MM of the first month
     months: int
     month_w: int
+    segments: str  # the scale for the page script (Scale.encode)
+    scale_end: float  # x of the end of the last month
     ticks: list[Tick]
+    gaps: list[Gap]
     lanes: list[Lane]
     cutoff: str
     cutoff_x: float
@@ -94,7 +108,67 @@ def _month_index(date: str, start: tuple[int, int]) -> float:
 
 
 def date_x(date: str, start: tuple[int, int]) -> float:
+    """x of a day on the plain month scale (no gaps)."""
     return round(X0 + _month_index(date, start) * MONTH_W, 1)
+
+
+@dataclass
+class Segment:
+    m0: int  # first month (index from the scale's start)
+    m1: int  # one past the last month
+    x0: float  # x of the start of month m0
+    w: float  # px per month inside the segment
+
+
+class Scale:
+    """A month scale that folds long runs of months without any mark into one narrow gap.
+
+    Months with a mark (and the months of the cut-off and the as-of date) keep MONTH_W px; a run
+    of at least GAP_MIN months without any is drawn GAP_W px wide and marked as a break, so the
+    picture stays readable without hiding that time passed. Inside each segment x is linear in
+    the day, so every mark still sits at its true date."""
+
+    def __init__(self, start: tuple[int, int], months: int, kept: set[int]):
+        self.start = start
+        self.months = months
+        self.segments: list[Segment] = []
+        x = float(X0)
+        m = 0
+        while m < months:
+            if m in kept:
+                n = m + 1
+                while n < months and n in kept:
+                    n += 1
+                self.segments.append(Segment(m, n, x, MONTH_W))
+                x += (n - m) * MONTH_W
+            else:
+                n = m + 1
+                while n < months and n not in kept:
+                    n += 1
+                if n - m >= GAP_MIN:
+                    self.segments.append(Segment(m, n, x, GAP_W / (n - m)))
+                    x += GAP_W
+                else:
+                    self.segments.append(Segment(m, n, x, MONTH_W))
+                    x += (n - m) * MONTH_W
+            m = n
+        self.end_x = x
+
+    def gaps(self) -> list[Segment]:
+        return [g for g in self.segments if g.w != MONTH_W]
+
+    def month_x(self, f: float) -> float:
+        for seg in self.segments:
+            if f < seg.m1 or seg is self.segments[-1]:
+                return round(seg.x0 + (f - seg.m0) * seg.w, 1)
+        return float(X0)
+
+    def x(self, date: str) -> float:
+        return self.month_x(_month_index(date, self.start))
+
+    def encode(self) -> str:
+        """The segments for the page script: "m0,m1,x0,w;..."."""
+        return ";".join(f"{g.m0},{g.m1},{g.x0:g},{g.w:g}" for g in self.segments)
 
 
 def commit_url(atlas: Atlas, repo_id: str, sha: str) -> str:
@@ -121,11 +195,21 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
     start = (int(lo[:4]), int(lo[5:7]))
     end = (int(hi[:4]), int(hi[5:7]))
     months = (end[0] - start[0]) * 12 + end[1] - start[1] + 1
+    kept = {int(_month_index(d, start)) for d in dates + [atlas.cutoff, as_of]}
+    scale = Scale(start, months, kept)
     ticks = []
+    gap_starts = {g.m0 for g in scale.gaps()}
+    gap_months = {m for g in scale.gaps() for m in range(g.m0, g.m1)}
     for i in range(months + 1):
         y, m = start[0] + (start[1] - 1 + i) // 12, (start[1] - 1 + i) % 12 + 1
-        label = calendar.month_abbr[m] if i < months else ""
-        ticks.append(Tick(X0 + i * MONTH_W, label, str(y) if (m == 1 or i == 0) and i < months else ""))
+        if i in gap_months and i not in gap_starts:
+            continue
+        x = scale.month_x(i)
+        if i in gap_starts or i == months:
+            ticks.append(Tick(x, "", ""))
+            continue
+        opens = m == 1 or i == 0 or (i - 1) in gap_months
+        ticks.append(Tick(x, calendar.month_abbr[m], str(y) if opens else ""))
 
     by_repo: dict[str, list[Event]] = {}
     for c, s in firsts:
@@ -133,7 +217,7 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
             concept=c.id, name={"en": c.names.en or c.id, "zh": c.names.zh},
             label=short_label(c.names.en or c.id), date=s.date, repo=s.repo, sha=s.sha,
             precision=s.precision, probe=f"{s.method}: {s.value}",
-            commit_url=commit_url(atlas, s.repo, s.sha), x=date_x(s.date, start),
+            commit_url=commit_url(atlas, s.repo, s.sha), x=scale.x(s.date),
             later=s.date > as_of))
     order = sorted(by_repo, key=lambda r: (min(e.date for e in by_repo[r]), r.lower()))
     lanes = []
@@ -154,10 +238,17 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
         y1 = y + 2 * LANE_PAD + max(2, len(ends)) * ROW_H  # two rows: name and count
         lanes.append(Lane(repo, y, y1, events))
         y = y1
-    width_px = X0 + months * MONTH_W + RIGHT
+    width_px = scale.end_x + RIGHT
     shown = set(order)
     others = sorted((r.id for r in atlas.repositories if r.id not in shown), key=str.lower)
+    gaps = []
+    for g in scale.gaps():
+        first = start[0] * 12 + start[1] - 1 + g.m0
+        last = start[0] * 12 + start[1] - 1 + g.m1 - 1
+        gaps.append(Gap(g.x0, g.x0 + GAP_W, f"{first // 12:04d}-{first % 12 + 1:02d}",
+                        f"{last // 12:04d}-{last % 12 + 1:02d}"))
     return TimelineLayout(width=int(width_px), height=int(y + BOTTOM),
-                          start=f"{start[0]:04d}-{start[1]:02d}", months=months, month_w=MONTH_W, ticks=ticks,
-                          lanes=lanes, cutoff=atlas.cutoff, cutoff_x=date_x(atlas.cutoff, start),
-                          as_of=as_of, as_of_x=date_x(as_of, start), others=others)
+                          start=f"{start[0]:04d}-{start[1]:02d}", months=months, month_w=MONTH_W,
+                          segments=scale.encode(), scale_end=scale.end_x, ticks=ticks, gaps=gaps, lanes=lanes,
+                          cutoff=atlas.cutoff, cutoff_x=scale.x(atlas.cutoff), as_of=as_of,
+                          as_of_x=scale.x(as_of), others=others)

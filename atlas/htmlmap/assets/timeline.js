@@ -11,15 +11,19 @@
   var line = document.getElementById("asof-line"), label = document.getElementById("asof-label");
   var after = document.getElementById("after");
   var start = svg.dataset.start.split("-").map(Number);
-  var x0 = Number(svg.dataset.x0), mw = Number(svg.dataset.mw), width = Number(svg.getAttribute("width"));
+  var end = Number(svg.dataset.end);
+  /* the month scale as drawn in Python: segments "m0,m1,x0,w" (folded runs have a small w) */
+  var segs = svg.dataset.segs.split(";").map(function (s) { return s.split(",").map(Number); });
   var events = Array.prototype.slice.call(svg.querySelectorAll("a.ev"));
   var initial = input.value;
 
   function dateX(d) {
     var p = d.split("-").map(Number);
     var days = new Date(Date.UTC(p[0], p[1], 0)).getUTCDate();
-    var i = (p[0] - start[0]) * 12 + (p[1] - start[1]) + (p[2] - 1) / days;
-    return Math.round((x0 + i * mw) * 10) / 10;
+    var f = (p[0] - start[0]) * 12 + (p[1] - start[1]) + (p[2] - 1) / days;
+    var seg = segs[segs.length - 1];
+    for (var k = 0; k < segs.length; k++) if (f < segs[k][1]) { seg = segs[k]; break; }
+    return Math.round((seg[2] + (f - seg[0]) * seg[3]) * 10) / 10;
   }
   function setAsOf(d) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) d = initial;
@@ -28,7 +32,7 @@
     label.setAttribute("x", x - 4);
     label.textContent = "as of " + d;
     after.setAttribute("x", x);
-    after.setAttribute("width", Math.max(width - x, 0));
+    after.setAttribute("width", Math.max(end - x, 0));
     events.forEach(function (a) {
       var l = a.dataset.date > d;
       a.classList.toggle("later", l);
