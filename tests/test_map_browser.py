@@ -135,6 +135,6 @@ def test_flow_page_links_both_ways(tab, site, artifacts):
     assert EVIL in card
     page.screenshot(path=str(artifacts / "map-flow.png"))
     page.click("#card a.concept-link")  # index.html is the overview: the row is marked
-    page.wait_for_function("window.atlasOverview && window.atlasOverview.ready")
+    page.wait_for_url("**/index.html#concept=aiv-direct")  # (load event: its script has run)
     assert page.evaluate("document.querySelector('tr.row.target').dataset.id") == "aiv-direct"
     tab.check_clean()

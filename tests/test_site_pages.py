@@ -45,6 +45,20 @@ def open_page(tab, path: Path, hook: str | None):
     return tab.page
 
 
+def until(page, expression: str, timeout: float = 5.0):
+    """Poll an expression with page.evaluate: wait_for_function compiles its predicate with
+    eval in the page, which the pages' Content-Security-Policy refuses."""
+    import time
+
+    end = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression)
+        if value or time.monotonic() > end:
+            assert value, f"timed out waiting for {expression}"
+            return value
+        page.wait_for_timeout(20)
+
+
 def no_sideways_scroll(page) -> bool:
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
@@ -56,6 +70,9 @@ PAGES = [("index.html", "atlasOverview", "overview"), ("timeline.html", "atlasTi
 @pytest.mark.parametrize("name,hook,shot", PAGES)
 def test_bundled_pages_clean_accessible_and_narrow(tab, real_site, artifacts, name, hook, shot):
     page = open_page(tab, real_site / name, hook)
+    # landmarks: the shared navigation and one main region
+    assert page.locator("nav.sitenav a").count() == 4 and page.locator("main").count() == 1
+    assert page.evaluate("[...document.querySelectorAll('h1, h2, h3')].map(h => +h.tagName[1])")[0] == 1
     page.screenshot(path=str(artifacts / f"site-{shot}-1440.png"))
     assert axe_violations(page) == []
     page.set_viewport_size({"width": 390, "height": 844})
@@ -107,7 +124,7 @@ def test_overview_order_filters_and_as_of(tab, site, artifacts):
     page.select_option("#f-life", "pending-deprecation")
     assert shown() == ["udma"]
     page.click("#f-reset")
-    page.wait_for_function("atlasOverview.shown().length === 7")
+    until(page, "atlasOverview.shown().length === 7")
     # as of: rows first visible later are marked, in words too
     page.fill("#f-asof", "2022-01-01")
     assert page.evaluate("atlasOverview.later()") == ["shmem", "udma"]
@@ -118,7 +135,7 @@ def test_overview_order_filters_and_as_of(tab, site, artifacts):
     assert shown() == ["hccl", "aiv-direct", "evil", "hccs", "hcomm"]
     page.screenshot(path=str(artifacts / "site-overview-asof.png"))
     page.click("#f-reset")
-    page.wait_for_function("atlasOverview.later().length === 0")
+    until(page, "atlasOverview.later().length === 0")
     tab.check_clean()
 
 
@@ -219,4 +236,14 @@ def test_timeline_as_of_tooltip_and_click(tab, site, artifacts):
     page.click("a.ev[data-id=shmem] circle")
     page.wait_for_url("**/concepts/shmem.html")
     assert "SHMEM" in page.inner_text("h1")
+    # the keyboard: marks are links in the tab order; focus shows the tooltip, Enter opens
+    page.go_back()
+    until(page, "!!(window.atlasTimeline && window.atlasTimeline.ready)")
+    assert page.evaluate("[...document.querySelectorAll('a.ev')].every(a => a.tabIndex === 0)")
+    page.focus("a.ev[data-id=udma]")
+    assert page.is_visible("#tip") and "c" * 40 in page.inner_text("#tip")
+    page.keyboard.press("Escape")
+    assert not page.is_visible("#tip")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/concepts/udma.html")
     tab.check_clean()
