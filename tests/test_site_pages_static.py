@@ -379,6 +379,7 @@ def test_timeline_labels_never_overlap(items):
         boxes = [(e.y, e.x - 6, e.x + 9 + label_width(e.label)) for e in lane.events]
         for e in lane.events:
             assert lane.y0 < e.y < lane.y1
+            assert e.x + 9 + label_width(e.label) <= tl.width  # inside the picture
         for i, (y1, l1, r1) in enumerate(boxes):
             for y2, l2, r2 in boxes[i + 1:]:
                 assert y1 != y2 or r1 <= l2 or r2 <= l1, "two labels overlap"

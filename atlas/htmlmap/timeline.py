@@ -11,6 +11,7 @@ font), with room to spare.
 from __future__ import annotations
 
 import calendar
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -238,7 +239,8 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
         y1 = y + 2 * LANE_PAD + max(2, len(ends)) * ROW_H  # two rows: name and count
         lanes.append(Lane(repo, y, y1, events))
         y = y1
-    width_px = scale.end_x + RIGHT
+    label_ends = [e.x + MARK_GAP + label_width(e.label) + 10 for lane in lanes for e in lane.events]
+    width_px = max([scale.end_x + RIGHT, *label_ends])
     shown = set(order)
     others = sorted((r.id for r in atlas.repositories if r.id not in shown), key=str.lower)
     gaps = []
@@ -247,7 +249,7 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
         last = start[0] * 12 + start[1] - 1 + g.m1 - 1
         gaps.append(Gap(g.x0, g.x0 + GAP_W, f"{first // 12:04d}-{first % 12 + 1:02d}",
                         f"{last // 12:04d}-{last % 12 + 1:02d}"))
-    return TimelineLayout(width=int(width_px), height=int(y + BOTTOM),
+    return TimelineLayout(width=math.ceil(width_px), height=int(y + BOTTOM),
                           start=f"{start[0]:04d}-{start[1]:02d}", months=months, month_w=MONTH_W,
                           segments=scale.encode(), scale_end=scale.end_x, ticks=ticks, gaps=gaps, lanes=lanes,
                           cutoff=atlas.cutoff, cutoff_x=scale.x(atlas.cutoff), as_of=as_of,
