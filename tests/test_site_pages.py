@@ -199,7 +199,8 @@ def test_concept_page_without_javascript(browser, site, real_site, artifacts):
             assert want in text, want
         hrefs = page.eval_on_selector_all("a.pin", "els => els.map(a => a.href)")
         assert f"https://github.com/hicann/hccl/blob/{SHA}/README.md#L25-L28" in hrefs
-        rels = page.eval_on_selector_all("#relations a.concept-link", "els => els.map(a => a.getAttribute('href'))")
+        rels = page.eval_on_selector_all("#relations a.concept-link",
+                                         "els => els.map(a => a.getAttribute('href'))")
         assert sorted(rels) == ["hcomm.html", "shmem.html"]
         # the bundled atlas: a real card, names and pins
         from atlas.index import load_atlas
