@@ -101,7 +101,8 @@ def test_overview_order_filters_and_as_of(tab, site, artifacts):
         == ["aiv-direct", "evil", "hccs", "hcomm"]
     shown = lambda: page.evaluate("atlasOverview.shown()")  # noqa: E731
     # text: Chinese alias, full-width Latin, case; over both languages
-    page.fill("#f-text", "直驱")
+    page.fill("#f-text", "直驱")  # typing filters after a short pause, by itself
+    until(page, "document.querySelectorAll('tr.row:not(.filtered)').length === 1")
     assert shown() == ["aiv-direct"]
     page.fill("#f-text", "ＨＣＣＬ")
     assert shown() == ["hccl"]

@@ -71,9 +71,21 @@
     var m = /^#concept=([a-z0-9-]+)$/.exec(location.hash);
     if (m) target(m[1]);
   }
-  form.addEventListener("submit", function (e) { e.preventDefault(); });
-  form.addEventListener("input", apply);
-  form.addEventListener("change", apply);
+  /* typing waits for a short pause: a large table re-lays out on every filter */
+  var pending = null;
+  function flush() {
+    if (pending !== null) { clearTimeout(pending); pending = null; apply(); }
+  }
+  form.addEventListener("submit", function (e) { e.preventDefault(); flush(); });
+  form.addEventListener("input", function (e) {
+    if (e.target === f.text) {
+      if (pending !== null) clearTimeout(pending);
+      pending = setTimeout(function () { pending = null; apply(); }, rows.length > 2000 ? 250 : 60);
+    } else {
+      apply();
+    }
+  });
+  form.addEventListener("change", function (e) { if (e.target === f.text) flush(); else apply(); });
   form.addEventListener("reset", function () { setTimeout(apply, 0); });
   window.addEventListener("hashchange", fromHash);
   var box = document.getElementById("filterbox");
@@ -86,10 +98,12 @@
     ready: true,
     order: function () { return rows.map(function (r) { return r.id; }); },
     shown: function () {
+      flush();
       return rows.filter(function (r) { return !r.tr.classList.contains("filtered"); })
                  .map(function (r) { return r.id; });
     },
     later: function () {
+      flush();
       return rows.filter(function (r) { return r.tr.classList.contains("later"); })
                  .map(function (r) { return r.id; });
     }
