@@ -114,6 +114,8 @@ def test_overview_order_filters_and_as_of(tab, site, artifacts):
     page.select_option("#f-kind", "")
     page.select_option("#f-question", "address")
     assert shown() == ["shmem", "hcomm"]
+    tint = "getComputedStyle(document.querySelector('#c-hcomm td[data-q=%s]')).backgroundColor"
+    assert page.evaluate(tint % "address") != page.evaluate(tint % "submit")  # its column tinted
     assert page.evaluate("[...document.querySelectorAll('tbody.empty')].map(b => b.dataset.group)") \
         == ["2021", "2025"]
     page.select_option("#f-question", "_none")

@@ -52,6 +52,8 @@
       r.tr.classList.toggle("filtered", !on);
       if (on) { shown++; if (isLater) later++; }
     });
+    if (st.question && st.question !== "_none") table.dataset.q = st.question;
+    else delete table.dataset.q;
     groups.forEach(function (g) {
       g.classList.toggle("empty", !g.querySelector("tr.row:not(.filtered)"));
     });
