@@ -1,55 +1,87 @@
-"""Redraw the README's pictures of the graph pages from the bundled atlas (run after data or
-page changes; needs Chromium and playwright, like the browser tests).
+"""Regenerate the README's pictures of the reading pages from the bundled atlas, in Chromium:
 
-    python scripts/site_pictures.py
+    docs/img/overview.png   the overview table scrolled to the 2025 rows under its sticky header,
+                            cropped at a column edge to about 1,000 CSS px (shown at true size)
+    docs/img/timeline.png   the timeline picture: the first lanes, full width
 
-docs/img/explorer-hccs.png: the relation explorer focused on HCCS (the graph and its HTML lane
-titles, at the view the page sets itself, 1440 x 900 window). docs/img/flow-21.png: the largest
-flow (21 steps) at the first view of its page, both languages. Both are taken at device scale 1,
-so every label is in the picture at the size the page draws it (12 CSS px or more).
+    python scripts/site_pictures.py [--out docs/img] [--scale 2]
+
+Needs playwright and Chromium (/usr/bin/chromium), like the browser tests.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 CHROMIUM = "/usr/bin/chromium"
+MAX_W = 1000  # CSS px: about the width a README column shows an image at
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    ap.add_argument("--scale", type=float, default=2.0, help="device scale factor (default 2)")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
 
     from atlas.htmlmap import build_site
     from atlas.index import load_atlas
 
-    atlas = load_atlas(ROOT / "data")
-    largest = max(atlas.flows, key=lambda f: (len(f.steps), f.id))
-    out = Path(tempfile.mkdtemp(prefix="atlas-pictures-"))
-    build_site(atlas, out)
-    img = ROOT / "docs" / "img"
-    img.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1440, "height": 900})
-        page.goto((out / "explorer.html").as_uri() + "#concept=hccs")
-        while not page.evaluate("!!(window.atlasMap && atlasMap.ready)"):
-            page.wait_for_timeout(20)
-        page.wait_for_timeout(200)
-        page.locator("#graph").screenshot(path=str(img / "explorer-hccs.png"))
-        page.goto((out / f"flow-{largest.id}.html").as_uri())
-        while not page.evaluate("!!(window.atlasFlow && atlasFlow.ready)"):
-            page.wait_for_timeout(20)
-        page.wait_for_timeout(200)
-        page.locator("#graph").screenshot(path=str(img / "flow-21.png"))
-        browser.close()
-    print(f"wrote {img / 'explorer-hccs.png'} and {img / 'flow-21.png'} ({largest.id}, "
-          f"{len(largest.steps)} steps)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp)
+        build_site(load_atlas(ROOT / "data"), site)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            try:
+                ctx = browser.new_context(viewport={"width": 1440, "height": 1000},
+                                          device_scale_factor=args.scale)
+                page = ctx.new_page()
+                page.goto((site / "index.html").as_uri())
+                page.wait_for_function("window.atlasOverview && window.atlasOverview.ready")
+                # cut at the left edge of the first question column that does not fit
+                right = page.evaluate("""max => {
+                    const heads = [...document.querySelectorAll('#overview thead th')];
+                    let edge = heads[0].getBoundingClientRect().right;
+                    for (const th of heads) {
+                        const r = th.getBoundingClientRect();
+                        if (r.right <= max) edge = r.right;
+                    }
+                    return Math.ceil(edge) + 1;
+                }""", MAX_W)
+                # scroll the 2025 rows under the sticky header: the table as one reads it
+                page.evaluate("""() => {
+                    const head = document.querySelector('#overview thead').getBoundingClientRect();
+                    const group = document.querySelector('#overview tbody[data-group="2025"]')
+                        || document.querySelector('#overview tbody');
+                    window.scrollBy(0, group.getBoundingClientRect().top - head.height);
+                }""")
+                page.wait_for_timeout(100)
+                page.screenshot(path=str(args.out / "overview.png"),
+                                clip={"x": 0, "y": 0, "width": right, "height": 1000})
+                ctx.close()
+
+                ctx = browser.new_context(viewport={"width": 1100, "height": 1000},
+                                          device_scale_factor=args.scale)
+                page = ctx.new_page()
+                page.goto((site / "timeline.html").as_uri())
+                page.wait_for_function("window.atlasTimeline && window.atlasTimeline.ready")
+                box = page.evaluate("(() => { const r = document.querySelector('.picbox')"
+                                    ".getBoundingClientRect(); return [r.right, r.bottom]; })()")
+                page.screenshot(path=str(args.out / "timeline.png"),
+                                clip={"x": 0, "y": 0, "width": min(box[0] + 16, 1100),
+                                      "height": 980})
+                ctx.close()
+            finally:
+                browser.close()
+    for name in ("overview.png", "timeline.png"):
+        print(f"wrote {args.out / name}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

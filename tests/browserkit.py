@@ -23,18 +23,31 @@ def _skip_or_fail(reason: str):
     pytest.skip(reason)
 
 
+_SHARED: dict = {"users": 0}
+
+
 @pytest.fixture(scope="session")
 def browser():
+    """One Chromium for the whole session. Every test module imports this fixture, which makes a
+    fixture per module; they all share one playwright instance (two sync_playwright() at once
+    refuse to run), started by the first and stopped by the last."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _skip_or_fail("playwright is not installed")
     if not Path(CHROMIUM).exists():
         _skip_or_fail(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+    if not _SHARED["users"]:
+        _SHARED["playwright"] = sync_playwright().start()
+        _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    _SHARED["users"] += 1
+    try:
+        yield _SHARED["browser"]
+    finally:
+        _SHARED["users"] -= 1
+        if not _SHARED["users"]:
+            _SHARED.pop("browser").close()
+            _SHARED.pop("playwright").stop()
 
 
 @pytest.fixture(scope="session")
@@ -105,7 +118,8 @@ def axe_script() -> str:
 
 def axe_violations(page, impacts=("serious", "critical")) -> list[dict]:
     """Run axe-core in the page; the violations of the given impacts, as {id, impact, help, targets}."""
-    page.add_script_tag(content=axe_script())
+    # evaluated, not added as a <script>: the pages' Content-Security-Policy refuses inline scripts
+    page.evaluate(axe_script() + "\n;true")
     result = page.evaluate("async () => await axe.run(document)")
     return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
              "targets": [n["target"] for n in v["nodes"]][:5]}

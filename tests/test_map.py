@@ -98,12 +98,16 @@ def page_data(html: str) -> dict:
 
 
 def test_writes_explorer_flows_and_one_vis_script(tmp_path):
-    paths = build_site(sample_atlas(), tmp_path / "out")
-    assert [p.name for p in paths] == ["explorer.html", "flow-udma-put.html"]
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == \
-        sorted([p.name for p in paths] + [VIS_FILE])
-    assert (tmp_path / "out" / VIS_FILE).read_text("utf-8") == vis_js()
-    for p in paths:  # one shared copy, loaded by src, never inlined
+    out = tmp_path / "out"
+    paths = build_site(sample_atlas(), out)
+    names = [str(p.relative_to(out)) for p in paths]
+    assert names[0] == "index.html"  # the overview
+    assert names[-2:] == ["explorer.html", "flow-udma-put.html"]
+    assert {"timeline.html", "concepts/hccl.html"} <= set(names)
+    assert len(names) == 4 + 7  # overview, timeline, explorer, one flow, seven concepts
+    assert sorted(p.name for p in out.iterdir()) == sorted({n.split("/")[0] for n in names} | {VIS_FILE})
+    assert (out / VIS_FILE).read_text("utf-8") == vis_js()
+    for p in paths[-2:]:  # the graph pages: one shared copy, loaded by src, never inlined
         html = p.read_text("utf-8")
         assert f'<script src="{VIS_FILE}"></script>' in html
         assert vis_js()[:200] not in html
@@ -199,8 +203,9 @@ def test_two_builds_are_byte_identical(tmp_path):
         assert pa.read_bytes() == pb.read_bytes(), pa.name
     assert (tmp_path / "a" / VIS_FILE).read_bytes() == (tmp_path / "b" / VIS_FILE).read_bytes()
     c = build_site(sample_atlas(), tmp_path / "c", as_of="2022-01-01")
-    assert c[0].read_bytes() != a[0].read_bytes()
-    assert page_data(c[0].read_text("utf-8"))["meta"]["asOf"] == "2022-01-01"
+    explorer = [p for p in c if p.name == "explorer.html"][0]
+    assert explorer.read_bytes() != (tmp_path / "a" / "explorer.html").read_bytes()
+    assert page_data(explorer.read_text("utf-8"))["meta"]["asOf"] == "2022-01-01"
 
 
 def test_card_data(site):
@@ -293,7 +298,7 @@ def test_cli_map(tmp_path, monkeypatch):
     out = tmp_path / "site"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01"])
     assert res.exit_code == 0, res.output
-    assert "wrote 2 pages" in res.output
+    assert "wrote 11 pages" in res.output
     assert page_data((out / "explorer.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1"])
     assert res.exit_code != 0 and "YYYY-MM-DD" in res.output

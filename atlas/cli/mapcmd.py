@@ -1,4 +1,4 @@
-"""`atlas map`: write the HTML site (the relation explorer and one page per flow)."""
+"""`atlas map`: write the HTML site (overview, timeline, concept pages, explorer, flow pages)."""
 from __future__ import annotations
 
 import re
@@ -16,16 +16,20 @@ def _date(ctx, param, value):
 
 @click.command("map")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), default="site",
-              show_default=True, help="Directory to write the site into (explorer.html, flow-<id>.html, ...).")
+              show_default=True,
+              help="Directory to write the site into: index.html (overview), timeline.html, "
+                   "concepts/<id>.html, explorer.html, flow-<id>.html.")
 @click.option("--as-of", "as_of", metavar="DATE", callback=_date, default=None,
               help="Initial date of the page's as-of control (default: the atlas cut-off); "
                    "concepts first visible later start greyed out.")
 @data_option
 def map_(out_dir, as_of, data_dir):
-    """Write a self-contained HTML map of the atlas (works from file://, no network).
+    """Write the atlas as an HTML site that works from file:// with no network.
 
     \b
-    explorer.html opens on the seed's six terms; search or click for a concept's neighbours.
+    index.html: the overview table (concepts by first visible day x the six questions);
+    timeline.html: first visible commits per repository; concepts/<id>.html: one card each;
+    explorer.html: the relation graph; flow-<id>.html: each flow as a DAG.
     Examples:
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01

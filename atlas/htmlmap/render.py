@@ -491,7 +491,8 @@ def write_vis(out: Path) -> Path:
 def explorer_page(atlas: Atlas, out: Path, as_of: str) -> tuple[Path, str]:
     net = build_explorer_network(atlas)
     return out / EXPLORER, _page("explorer.html", "Relation explorer \u00b7 Ascend communication atlas",
-                                 explorer_data(atlas, net, as_of), "map.js", vis=True)
+                                 explorer_data(atlas, net, as_of), "map.js", vis=True,
+                                 current="explorer")
 
 
 def flow_pages(atlas: Atlas, out: Path) -> list[tuple[Path, str]]:
@@ -500,13 +501,15 @@ def flow_pages(atlas: Atlas, out: Path) -> list[tuple[Path, str]]:
         fnet, colours = build_flow_network(atlas, flow)
         title = flow.title.en or flow.id
         pages.append((out / _flow_file(flow), _page(
-            "flow.html", title, flow_data(atlas, flow, fnet, colours), "flow.js", vis=True)))
+            "flow.html", title, flow_data(atlas, flow, fnet, colours), "flow.js", vis=True,
+            current="flow")))
     return pages
 
 
 def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
-    """Write the site into out_dir and return the pages written: explorer.html, then
-    flow-<id>.html for every flow (by id). Also writes the shared vis-network.min.js.
+    """Write the site into out_dir and return the pages written: index.html (the overview),
+    timeline.html, concepts/<id>.html for every concept, explorer.html, then flow-<id>.html for
+    every flow (by id). Also writes the shared vis-network.min.js.
 
     `as_of` (YYYY-MM-DD) is the initial value of the pages' date control: concepts first visible
     after it start greyed out. Default: the atlas cut-off. Stale flow-*.html files are removed."""
@@ -525,6 +528,9 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
     for stale in sorted(out.glob("flow-*.html")):
         if stale.name not in written:
             stale.unlink()
+    from .pages import reading_pages  # the overview, the timeline and the concept pages
+
+    pages = reading_pages(atlas, out, as_of) + pages
     for path, html in pages:
         try:
             with open(path, "w", encoding="utf-8", newline="\n") as fh:
