@@ -54,3 +54,13 @@ class AtlasError(Exception):
         if self.hint:
             text += f"\n    hint: {self.hint}"
         return text
+
+
+class NoMatch(AtlasError):
+    """A name that matched no record (or several): carries the closest records as `rows`
+    (plain dicts with id, kind and name), which every front end prints as "did you mean"."""
+
+    def __init__(self, message: str, location: Location | str | None = None, hint: str = "",
+                 rows: list[dict] | None = None):
+        super().__init__(message, location, hint)
+        self.rows = rows or []

@@ -1,146 +1,117 @@
 """The `atlas` console script. Three hot paths are answered without importing click (which alone
-costs about twice Python's start-up): `atlas query TERM`, a concept card straight from the card
+costs about twice Python's start-up): `atlas query WORDS`, a concept card straight from the card
 store or a ranked search over the search index; `atlas query --sparql Q` over the embedded store;
 and `atlas refresh` when nothing changed since its last no-op run (the stamp).
-Everything else - every other option, every miss, every error - goes to the click CLI in atlas.cli,
-which prints exactly the same output for the same arguments.
+
+The launcher only parses: it reads the options of `atlas.commands.OPTIONS` (the table click's
+decorators are built from) and calls the same command functions as the click commands. Everything
+else - every other option, every error - goes to the click CLI in atlas.cli, which prints exactly
+the same output for the same arguments.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-_OPTIONS = {"--lang": ("en", "zh", "all"), "--format": ("text", "json")}
 
+def parse(argv: list[str], dests: tuple[str, ...], words: bool) -> tuple[dict, list[str]] | None:
+    """The options `dests` of the table (each `--flag value`, with the table's defaults and
+    environment variables) and, if `words`, the other words; None for anything the launcher leaves
+    to click (another option, a bad choice, a word where none is taken)."""
+    from .commands import OPTIONS
 
-def _simple_query(argv: list[str]):
-    """(term, lang, fmt, data_dir) when argv is `query TERM [--lang L] [--format F] [--data D]`."""
-    if len(argv) < 2 or argv[0] != "query":
-        return None
-    opts = {"--lang": "en", "--format": "text", "--data": None}
-    words = []
-    rest = argv[1:]
+    table = {OPTIONS[d].long: OPTIONS[d] for d in dests}
+    opts = {d: OPTIONS[d].value_from_env() for d in dests}
+    rest: list[str] = []
     i = 0
-    while i < len(rest):
-        arg = rest[i]
-        if arg in opts and i + 1 < len(rest):
-            value = rest[i + 1]
-            if arg in _OPTIONS and value not in _OPTIONS[arg]:
+    while i < len(argv):
+        arg = argv[i]
+        option = table.get(arg)
+        if option is not None and i + 1 < len(argv):
+            value = argv[i + 1]
+            if option.choices and value not in option.choices:
                 return None
-            opts[arg] = value
+            opts[option.dest] = value
             i += 2
             continue
-        if arg.startswith("-") or ":" in arg:
-            return None  # any other option, or a filter: the full CLI handles it
-        words.append(arg)
-        i += 1
-    if not words:
-        return None
-    return " ".join(words), opts["--lang"], opts["--format"], opts["--data"]
-
-
-def _options(argv: list[str], allowed: dict) -> dict | None:
-    """`--opt value` pairs only, each in `allowed` (name -> choices or None); else None."""
-    opts = {}
-    if len(argv) % 2:
-        return None
-    for name, value in zip(argv[::2], argv[1::2]):
-        if name not in allowed or (allowed[name] and value not in allowed[name]) or value.startswith("-"):
+        if arg.startswith("-") or not words:
             return None
-        opts[name] = value
-    return opts
+        rest.append(arg)
+        i += 1
+    if any(OPTIONS[d].choices and opts[d] is not None and opts[d] not in OPTIONS[d].choices for d in dests):
+        return None  # an environment variable outside the choices: click names it
+    return opts, rest
 
 
-def _fast_refresh(argv: list[str]) -> bool:
-    """`atlas refresh [--data D] [--repos R] [--format F]` when nothing changed since the last no-op."""
-    opts = _options(argv[1:], {"--data": None, "--repos": None, "--format": ("text", "json")})
-    if opts is None:
-        return False
-    from .errors import AtlasError
-    from .harvest import stamp
-    from .index import load_keyed
-    from .paths import data_dir as resolve_data_dir, repos_root
-
+def _write(result) -> int:
     try:
-        d = resolve_data_dir(opts.get("--data"))
-        _load, key = load_keyed(d, lazy=True)
-        report = stamp.check(d, key, repos_root(opts.get("--repos"), d), None)
-    except AtlasError:
-        return False
-    if report is None:
-        return False
-    from . import render
-    from .output import format_result
-
-    _write(format_result(opts.get("--format", "text"), report.to_plain(),
-                         lambda _o: render.refresh_table(report)))
-    return True
-
-
-def _write(out: str) -> None:
-    try:
-        sys.stdout.write(out + "\n")
-        sys.stdout.flush()
+        if result.out:
+            sys.stdout.write(result.out + "\n")
+            sys.stdout.flush()
+        if result.err:
+            sys.stderr.write(result.err + "\n")
+            sys.stderr.flush()
     except BrokenPipeError:
         os._exit(1)
+    return result.code
 
 
-def _fast_sparql(argv: list[str]) -> bool:
+def _fast_refresh(argv: list[str]):
+    """`atlas refresh [--data D] [--repos R] [--format F]` when nothing changed since the last no-op."""
+    from .commands import FAST, refresh
+
+    parsed = parse(argv[1:], FAST["refresh"], words=False)
+    if parsed is None:
+        return None
+    opts = parsed[0]
+    return refresh(opts["data_dir"], opts["repos_dir"], opts["fmt"], only_unchanged=True)
+
+
+def _fast_sparql(argv: list[str]):
     """`atlas query --sparql Q [--results R] [--format F] [--data D]` over the embedded store."""
-    opts = _options(argv[1:], {"--sparql": None, "--results": ("table", "json", "csv", "tsv"),
-                               "--format": ("text", "json"), "--data": None})
-    if opts is None or "--sparql" not in opts:
-        return False
-    from . import sparql
-    from .errors import AtlasError
-    from .index import load_keyed
-    from .paths import data_dir as resolve_data_dir
+    from .commands import FAST, sparql_query, sparql_results
 
-    results = opts.get("--results") or ("json" if opts.get("--format") == "json" else "table")
-    try:
-        load, key = load_keyed(opts.get("--data"), lazy=True)
-        nt = sparql.nt_cache(load, key, resolve_data_dir(opts.get("--data")))
-        out = sparql.render(sparql.run_embedded(opts["--sparql"], nt), results)
-    except AtlasError:
-        return False  # refused or malformed: the full CLI reports it with line and column
-    _write(out[:-1] if out.endswith("\n") else out)  # CSV / TSV bring their own line break (CRLF)
-    return True
+    parsed = parse(argv[1:], FAST["sparql"], words=False)
+    if parsed is None or parsed[0]["sparql"] is None:
+        return None
+    opts = parsed[0]
+    return sparql_query(opts["sparql"], sparql_results(opts["results"], opts["fmt"]), opts["data_dir"])
 
 
-def _fast(argv: list[str]) -> bool:
+def _fast_query(argv: list[str]):
+    """`atlas query WORDS [--lang L] [--format F] [--data D]`: a card, the ranked hits or a miss."""
+    from .commands import FAST, show
+
+    parsed = parse(argv[1:], FAST["query"], words=True)
+    if parsed is None:
+        return None
+    opts, words = parsed
+    if not words or any(":" in w for w in words):
+        return None  # no words (usage), or a filter: the full CLI handles it
+    return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"])
+
+
+def _fast(argv: list[str]):
+    """The command function's answer for a hot path, or None (click takes over)."""
     if argv[:1] == ["refresh"]:
-        return _fast_refresh(argv)
-    if argv[:1] == ["query"] and "--sparql" in argv:
-        return _fast_sparql(argv)
-    simple = _simple_query(argv)
-    if simple is None:
-        return False
-    term, lang, fmt, data_dir = simple
-    from .cards import open_store
+        path = _fast_refresh
+    elif argv[:1] == ["query"]:
+        path = _fast_sparql if "--sparql" in argv else _fast_query
+    else:
+        return None
     from .errors import AtlasError
 
     try:
-        store = open_store(data_dir)
-        kind, found = store.answer(term)
-        if kind == "hits" and not found:
-            return False  # nothing matched: the full CLI prints the suggestions
-        from . import render
-        from .output import format_result
-
-        if kind == "card":
-            out = format_result(fmt, store.card(found), lambda d: render.card(d, store.questions, lang))
-        else:
-            out = format_result(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
+        return path(argv)
     except AtlasError:
-        return False  # the full CLI reports it, with locations
-    _write(out)
-    return True
+        return None  # the full CLI reports it, with locations
 
 
-def main() -> None:
-    argv = sys.argv[1:]
-    if _fast(argv):
-        sys.exit(0)
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    result = _fast(argv)
+    if result is not None:
+        sys.exit(_write(result))
     from .cli import main as cli_main
 
-    cli_main()
+    cli_main(argv)

@@ -14,7 +14,7 @@ import re
 from datetime import date
 
 from . import markdown, queries
-from .errors import AtlasError, Location
+from .errors import AtlasError, Location, NoMatch
 from .output import to_json
 
 INSTRUCTIONS = (
@@ -161,7 +161,7 @@ def error_text(exc: AtlasError) -> str:
     text = f"Error: {exc.message}"
     if exc.hint:
         text += f"\n    hint: {exc.hint}"
-    rows = getattr(exc, "suggestions", None)
+    rows = exc.rows if isinstance(exc, NoMatch) else None
     if rows:
         text += "\nclosest: " + ", ".join(r["id"] for r in rows)
     return text

@@ -5,7 +5,7 @@ Results are plain dicts and lists (the JSON output is exactly these); `render` t
 """
 from __future__ import annotations
 
-from .errors import AtlasError, Location
+from .errors import AtlasError, Location, NoMatch
 from .model import (
     CLAIM_STATUSES, KINDS, LIFECYCLES, QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept,
     Evidence, Relation, Text, canonical_relation, utc_day,
@@ -108,9 +108,7 @@ def resolve(atlas: Atlas, term: str) -> Concept:
         several = len(prefix_owners(atlas, term)) > 1
         message = f'"{term}" is ambiguous: several concepts have names starting with it' if several \
             else f'no concept matches "{term}"'
-        err = AtlasError(message, Location("query"), hint)
-        err.suggestions = hints
-        raise err
+        raise NoMatch(message, Location("query"), hint, hints)
     return c
 
 

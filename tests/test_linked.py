@@ -469,10 +469,12 @@ def test_csv_and_tsv_follow_sparql_1_1(mini):
 
     from atlas import launch
 
+    argv = ["query", "--sparql", q, "--results", "csv", "--data", str(mini)]
+    assert launch._fast_sparql(argv) is not None  # answered without click
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        assert launch._fast_sparql(["query", "--sparql", q, "--results", "csv", "--data", str(mini)])
-    assert buf.getvalue() == out
+    with contextlib.redirect_stdout(buf), pytest.raises(SystemExit) as ended:
+        launch.main(argv)
+    assert ended.value.code == 0 and buf.getvalue() == out
 
 
 def test_construct_and_describe_give_json_ld(mini):

@@ -28,7 +28,7 @@ def test_resolution(mini_atlas, term, expected):
 def test_ambiguous_prefix_gives_suggestions(mini_atlas):
     with pytest.raises(AtlasError) as info:
         queries.resolve(mini_atlas, "lib")
-    assert {s["id"] for s in info.value.suggestions} >= {"lib-c", "lib-s"}
+    assert {s["id"] for s in info.value.rows} >= {"lib-c", "lib-s"}
 
 
 
@@ -36,7 +36,7 @@ def test_ambiguous_prefix_gives_suggestions(mini_atlas):
 def test_chinese_miss_suggests(mini_atlas):
     with pytest.raises(AtlasError) as info:
         queries.resolve(mini_atlas, "总线甲")
-    assert "bus-x" in [s["id"] for s in info.value.suggestions]
+    assert "bus-x" in [s["id"] for s in info.value.rows]
 
 
 def test_card_groups_relations_both_directions(mini_atlas):
@@ -119,4 +119,4 @@ def test_ambiguous_prefix_says_so_and_lists_the_owners_first(mini_atlas):
     with pytest.raises(AtlasError) as info:
         queries.resolve(mini_atlas, "lib")
     assert "ambiguous" in info.value.message
-    assert [s["id"] for s in info.value.suggestions][:3] == ["lib-c", "lib-n", "lib-s"]
+    assert [s["id"] for s in info.value.rows][:3] == ["lib-c", "lib-n", "lib-s"]

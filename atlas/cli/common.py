@@ -1,25 +1,31 @@
-"""Options and output helpers shared by every command."""
+"""Options and output helpers shared by every command. The shared options are built from the one
+option table, `atlas.commands.OPTIONS`, which the fast launcher reads too."""
 from __future__ import annotations
 
 import sys
 
 import click
 
+from ..commands import OPTIONS, Answer
 from ..output import format_result, to_json
 
-FORMATS = ("text", "json")
+FORMATS = OPTIONS["fmt"].choices
 
 
-def data_option(fn):
-    return click.option(
-        "--data", "data_dir", type=click.Path(file_okay=False), default=None,
-        help="Data directory (default: $ATLAS_DATA, else the bundled atlas).")(fn)
+def table_option(dest: str):
+    """The click decorator of the option `dest` of the table."""
+    o = OPTIONS[dest]
+    if o.folder:
+        kind = click.Path(file_okay=False)
+    else:
+        kind = click.Choice(list(o.choices)) if o.choices else None
+    return click.option(*o.flags, o.dest, type=kind, default=o.default, envvar=o.envvar,
+                        show_default=o.default is not None, metavar=o.metavar, help=o.help)
 
 
-def format_option(fn):
-    return click.option(
-        "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-        help="Output format; json is stable (see docs/json.md).")(fn)
+data_option = table_option("data_dir")
+format_option = table_option("fmt")
+lang_option = table_option("lang")
 
 
 def common_options(fn):
@@ -51,6 +57,16 @@ def emit(fmt: str, obj, render) -> None:
     out = format_result(fmt, obj, render)
     if out:
         click.echo(out)
+
+
+def finish(result: Answer) -> None:
+    """Print a command function's answer and end with its exit code."""
+    if result.out:
+        click.echo(result.out)
+    if result.err:
+        click.echo(result.err, err=True)
+    if result.code:
+        sys.exit(result.code)
 
 
 def fail(code: int = 1):

@@ -8,7 +8,7 @@ import click
 
 from .. import queries, render
 
-from .common import common_options, emit, fail, get_atlas
+from .common import common_options, emit, fail, finish, get_atlas, table_option
 
 
 def _data(data_dir):
@@ -50,8 +50,7 @@ class _Bars:
 @click.option("--repo", "repo_ids", multiple=True, metavar="ID", help="Only this repository (repeatable).")
 @click.option("--concept", "concept_ids", multiple=True, metavar="ID",
               help="Only the probes of this concept (repeatable).")
-@click.option("--repos", "repos_dir", type=click.Path(file_okay=False), default=None,
-              help="Root of the local clones (default: $ATLAS_REPOS, else repos/).")
+@table_option("repos_dir")
 @click.option("--clone", is_flag=True,
               help="Clone missing repositories from their https://, ssh:// or file:// URL "
                    "(the only network use).")
@@ -67,32 +66,15 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
       atlas refresh
       atlas refresh --repo hicann/hccl --cutoff 2026-06-30
     """
-    from ..harvest import stamp
-    from ..paths import repos_root as default_repos_root
-    from ..index import load_keyed
+    from ..commands import refresh as run
 
-    d = _data(data_dir)
-    load, key = load_keyed(d, lazy=True)
-    root = default_repos_root(repos_dir, d)
-    args = (key, root, cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
-    report = None if clone else stamp.check(d, *args)  # nothing changed since the last no-op?
-    if report is None:
-        from ..harvest import refresh as run
-
-        atlas = load()
-        bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
-        try:
-            report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
-                         repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
-                         allow_shallow=allow_shallow, progress=bars,
-                         state=(atlas.harvests, atlas.sightings))
-        finally:
-            if bars:
-                bars.close()
-        stamp.remember(d, *args, atlas, report)
-    emit(fmt, report.to_plain(), lambda _o: render.refresh_table(report))
-    if report.exit_code:
-        fail(report.exit_code)
+    bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
+    try:
+        result = run(data_dir, repos_dir, fmt, cutoff, repo_ids, concept_ids, clone, allow_shallow, bars)
+    finally:
+        if bars:
+            bars.close()
+    finish(result)
 
 
 @click.command()
@@ -141,8 +123,7 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
 
 
 @click.command()
-@click.option("--repos", "repos_dir", type=click.Path(file_okay=False), default=None,
-              help="Root of the local clones (default: $ATLAS_REPOS, else repos/).")
+@table_option("repos_dir")
 @common_options
 def verify(repos_dir, data_dir, fmt):
     """Check every evidence pin against the local clones: broken and stale pins with their YAML

@@ -12,8 +12,8 @@ from .common import data_option
 
 
 def run_sparql(text, path, endpoint, results, data_dir):
-    from .. import sparql
-    from ..index import load_keyed
+    from ..commands import sparql_query
+    from .common import finish
 
     where = "query"
     if path:
@@ -22,14 +22,7 @@ def run_sparql(text, path, endpoint, results, data_dir):
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
-    if endpoint:
-        result = sparql.run_endpoint(text, endpoint, where=where)
-    else:
-        load, key = load_keyed(data_dir, lazy=True)
-        nt = sparql.nt_cache(load, key, resolve_data_dir(data_dir))
-        result = sparql.run_embedded(text, nt, where=where)
-    out = sparql.render(result, results)
-    click.echo(out, nl=not out.endswith("\n"))  # CSV / TSV end with their own line break
+    finish(sparql_query(text, results, data_dir, endpoint, where))
 
 
 @click.command()

@@ -5,12 +5,11 @@ import sys
 
 import click
 
-from .. import queries, render
-from ..errors import AtlasError, Location
-from .common import common_options, emit, emit_json, get_atlas, get_searchable
+from .. import commands, queries, render
+from ..errors import AtlasError, Location, NoMatch
+from .common import common_options, emit, finish, get_atlas, get_searchable, lang_option, table_option
 
-LANG = click.option("--lang", type=click.Choice(["en", "zh", "all"]), default="en", show_default=True,
-                    help="Language of the explanations.")
+LANG = lang_option
 
 
 def _date(ctx, param, value):
@@ -32,13 +31,8 @@ AS_OF = click.option("--as-of", callback=_date, default=None, metavar="DATE",
 def _resolve_or_exit(atlas, term, fmt, lang):
     try:
         return queries.resolve(atlas, term)
-    except AtlasError as exc:
-        rows = getattr(exc, "suggestions", [])
-        if fmt == "json":
-            emit_json({"error": exc.message, "query": term, "suggestions": rows})
-        else:
-            click.echo(render.suggestions(term, rows, lang, exc.message), err=True)
-        sys.exit(1)
+    except NoMatch as exc:
+        finish(commands.no_match(exc, term, fmt, lang))
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -46,14 +40,12 @@ def _resolve_or_exit(atlas, term, fmt, lang):
 @LANG
 @AS_OF
 @click.option("-s", "--search", is_flag=True, help="Treat the words as free text and print a table.")
-@click.option("--sparql", default=None, metavar="QUERY", help="Run a read-only SPARQL query instead.")
+@table_option("sparql")
 @click.option("--sparql-file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Read the SPARQL query from a file.")
 @click.option("--endpoint", default=None, metavar="URL",
               help="With --sparql: send the query to this SPARQL endpoint instead of the embedded store.")
-@click.option("--results", type=click.Choice(["table", "json", "csv", "tsv"]), default=None,
-              help="SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
-                   "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json.")
+@table_option("results")
 @common_options
 def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, data_dir, fmt):
     """Show a concept card, search everything the atlas says, or filter concepts.
@@ -79,30 +71,15 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
     if sparql or sparql_file:
         from .linked import run_sparql
 
-        run_sparql(sparql, sparql_file, endpoint, results or ("json" if fmt == "json" else "table"),
-                   data_dir)
+        run_sparql(sparql, sparql_file, endpoint, commands.sparql_results(results, fmt), data_dir)
         return
     if not terms:
         raise click.UsageError("give a TERM, FILTERs or --sparql (see atlas query --help)")
     args = list(terms)
     if search or queries.is_filter_query(args):
-        atlas = get_atlas(data_dir)
-        filters, text = queries.parse_filters(args)
-        rows = queries.search(atlas, filters, text, as_of)
-        emit(fmt, rows, lambda r: render.rows_table(r, lang))
-        if not rows:
-            sys.exit(1)
-        return
-    term = " ".join(args)
-    from ..cards import open_store
-
-    store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
-    kind, found = store.answer(term)
-    if kind == "hits" and found:
-        emit(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
-        return
-    ident = found if kind == "card" else _resolve_or_exit(store.atlas(), term, fmt, lang).id
-    emit(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
+        finish(commands.filter_concepts(args, lang, fmt, data_dir, as_of))
+    else:
+        finish(commands.show(" ".join(args), lang, fmt, data_dir, as_of))
 
 
 @click.command()

@@ -1,0 +1,173 @@
+"""The command layer: one plain function per command and one table of the options they share.
+
+Both entry points call these functions: the click commands in `atlas.cli` and the click-free
+launcher in `atlas.launch` (which answers the start-up hot paths). A function takes the parsed
+options and returns an `Answer`: the text for standard output, the text for standard error and
+the exit code. Nothing here imports click, and the heavy modules are imported inside the
+functions, so the launcher stays fast.
+
+`OPTIONS` is the one description of an option: its flags, choices, default and environment
+variable. The click decorators in `atlas.cli.common` are built from it and the launcher parses
+with it, so an option changed here changes both (tests/test_cli.py compares them).
+"""
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from .errors import NoMatch
+from .output import format_result, to_json
+
+
+class Option(NamedTuple):
+    """One command-line option: `flags` as click spells them, the parameter name, the choices
+    (None: any value), the default, the environment variable that overrides the default, help."""
+
+    flags: tuple[str, ...]
+    dest: str
+    choices: tuple[str, ...] | None
+    default: str | None
+    envvar: str | None
+    help: str
+    metavar: str | None = None
+    folder: bool = False  # a directory path (click checks that it is not a file)
+
+    @property
+    def long(self) -> str:
+        return next(f for f in self.flags if f.startswith("--"))
+
+    def value_from_env(self, environ=os.environ) -> str | None:
+        """The default, or the environment variable's value when it is set (as click reads it)."""
+        if self.envvar and environ.get(self.envvar):
+            return environ[self.envvar]
+        return self.default
+
+
+OPTIONS = {o.dest: o for o in (
+    Option(("--data",), "data_dir", None, None, None,
+           "Data directory (default: $ATLAS_DATA, else the bundled atlas).", folder=True),
+    Option(("--format",), "fmt", ("text", "json"), "text", None,
+           "Output format; json is stable (see docs/json.md)."),
+    Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
+    Option(("--sparql",), "sparql", None, None, None, "Run a read-only SPARQL query instead.", "QUERY"),
+    Option(("--results",), "results", ("table", "json", "csv", "tsv"), None, None,
+           "SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
+           "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json."),
+    Option(("--repos",), "repos_dir", None, None, None,
+           "Root of the local clones (default: $ATLAS_REPOS, else repos/).", folder=True),
+)}
+
+# The options each launcher hot path reads; any other word that starts with "-" goes to click.
+FAST = {
+    "query": ("lang", "fmt", "data_dir"),
+    "sparql": ("sparql", "results", "fmt", "data_dir"),
+    "refresh": ("data_dir", "repos_dir", "fmt"),
+}
+
+
+class Answer(NamedTuple):
+    """What a command prints and how it ends."""
+
+    out: str = ""
+    err: str = ""
+    code: int = 0
+
+
+def answer(fmt: str, value, render, code: int = 0) -> Answer:
+    """`value` as stable JSON, or `render(value)` as text."""
+    return Answer(format_result(fmt, value, render), "", code)
+
+
+def no_match(exc: NoMatch, term: str, fmt: str, lang: str) -> Answer:
+    """A name that matched nothing: the closest records, as JSON on standard output or as text
+    on standard error; exit code 1."""
+    if fmt == "json":
+        return Answer(to_json({"error": exc.message, "query": term, "suggestions": exc.rows}), "", 1)
+    from . import render
+
+    return Answer("", render.suggestions(term, exc.rows, lang, exc.message), 1)
+
+
+def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: str | None = None) -> Answer:
+    """`atlas query WORDS`: the card of the one concept the words name, else the ranked hits of
+    one search over everything, else the closest concepts (exit 1)."""
+    from . import render
+    from .cards import open_store
+
+    store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
+    kind, found = store.answer(term)
+    if kind == "hits" and found:
+        return answer(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
+    if kind == "card":
+        ident = found
+    else:
+        from . import queries
+
+        try:
+            ident = queries.resolve(store.atlas(), term).id
+        except NoMatch as exc:
+            return no_match(exc, term, fmt, lang)
+    return answer(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
+
+
+def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,
+                    as_of: str | None = None) -> Answer:
+    """`atlas query FILTER... [WORDS]` or `--search`: a table of the matching concepts (exit 1 if none)."""
+    from . import queries, render
+    from .index import load_atlas
+
+    atlas = load_atlas(data_dir)
+    filters, text = queries.parse_filters(words)
+    rows = queries.search(atlas, filters, text, as_of)
+    return answer(fmt, rows, lambda r: render.rows_table(r, lang), 0 if rows else 1)
+
+
+def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None,
+                 where: str = "query") -> Answer:
+    """`atlas query --sparql Q`: the results over the embedded store (or an endpoint). CSV and TSV
+    end with their own line break (CRLF), so `out` never carries a final newline of its own."""
+    from . import sparql
+
+    if endpoint:
+        result = sparql.run_endpoint(text, endpoint, where=where)
+    else:
+        from .index import load_keyed
+        from .paths import data_dir as resolve_data_dir
+
+        load, key = load_keyed(data_dir, lazy=True)
+        nt = sparql.nt_cache(load, key, resolve_data_dir(data_dir))
+        result = sparql.run_embedded(text, nt, where=where)
+    out = sparql.render(result, results)
+    return Answer(out[:-1] if out.endswith("\n") else out)
+
+
+def sparql_results(results: str | None, fmt: str) -> str:
+    """The SPARQL result format when --results is not given: follows --format."""
+    return results or ("json" if fmt == "json" else "table")
+
+
+def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_ids=(), concept_ids=(),
+            clone=False, allow_shallow=False, progress=None, only_unchanged=False) -> Answer | None:
+    """`atlas refresh`: the harvest report. A run that changes nothing is remembered (the stamp)
+    and answered from it until something changes. With `only_unchanged` (the launcher) nothing is
+    harvested: None unless the stamp answers."""
+    from . import render
+    from .harvest import stamp
+    from .index import load_keyed
+    from .paths import data_dir as resolve_data_dir, repos_root
+
+    d = resolve_data_dir(data_dir)
+    load, key = load_keyed(d, lazy=True)
+    args = (key, repos_root(repos_dir, d), cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
+    report = None if clone else stamp.check(d, *args)  # nothing changed since the last no-op?
+    if report is None and only_unchanged:
+        return None
+    if report is None:
+        from .harvest import refresh as run
+
+        atlas = load()
+        report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
+                     concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
+                     state=(atlas.harvests, atlas.sightings))
+        stamp.remember(d, *args, atlas, report)
+    return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
