@@ -250,51 +250,72 @@ def search(atlas: Atlas, filters: list[tuple[str, str]], text: str = "",
 
 
 def _filter(atlas: Atlas, c: Concept, key: str, value: str) -> bool:
-    if key == "kind":
-        _check_choice(value, KINDS, "kind")
-        return c.kind == value
-    if key == "answers":
-        _check_choice(value, QUESTION_IDS, "question")
-        return value in c.answers
-    if key == "status":
-        _check_choice(value, LIFECYCLES, "lifecycle status")
-        return c.lifecycle.status == value
-    if key == "hw":
-        hw = find(atlas, value)
-        wanted = {hw.id} if hw else {value}
-        if hw:  # a product matches its parts: hw:atlas-a3 also finds concepts scoped to its chip
-            wanted |= {r.source for r in atlas.touching.get(hw.id, [])
-                       if r.type == "part-of" and r.target == hw.id}
-        return "any" in c.hardware or bool(wanted & set(c.hardware))
-    if key == "repo":
-        repos = {p.repo.lower() for p in c.probes} | {
-            e.pin.repo.lower() for e in c.evidence if e.pin}
-        return value.lower() in repos or any(r.endswith("/" + value.lower()) for r in repos)
-    if key == "rel":
-        rtype, _, target = value.partition(":")
-        canon = canonical_relation(rtype)
-        if canon is None:
-            raise AtlasError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
-                             "types: " + ", ".join(RELATION_TYPES))
-        forward, reverse = canon
-        tc = find(atlas, target) if target else None
-        if target and tc is None:
-            raise AtlasError(f'no concept matches "{target}" in rel:{value}', Location("query"))
-        for r in atlas.touching.get(c.id, []):
-            if r.type != forward:
-                continue
-            if forward in SYMMETRIC:
-                if tc is None or _other(r, c.id) == tc.id:
-                    return True
-                continue
-            mine, theirs = (r.target, r.source) if reverse else (r.source, r.target)
-            if mine == c.id and (tc is None or theirs == tc.id):
+    """Whether concept `c` passes the filter `key:value` (an unknown key passes nothing)."""
+    test = FILTERS.get(key)
+    return bool(test and test(atlas, c, value))
+
+
+def _by_kind(atlas: Atlas, c: Concept, value: str) -> bool:
+    _check_choice(value, KINDS, "kind")
+    return c.kind == value
+
+
+def _by_answers(atlas: Atlas, c: Concept, value: str) -> bool:
+    _check_choice(value, QUESTION_IDS, "question")
+    return value in c.answers
+
+
+def _by_status(atlas: Atlas, c: Concept, value: str) -> bool:
+    _check_choice(value, LIFECYCLES, "lifecycle status")
+    return c.lifecycle.status == value
+
+
+def _by_hardware(atlas: Atlas, c: Concept, value: str) -> bool:
+    hw = find(atlas, value)
+    wanted = {hw.id} if hw else {value}
+    if hw:  # a product matches its parts: hw:atlas-a3 also finds concepts scoped to its chip
+        wanted |= {r.source for r in atlas.touching.get(hw.id, [])
+                   if r.type == "part-of" and r.target == hw.id}
+    return "any" in c.hardware or bool(wanted & set(c.hardware))
+
+
+def _by_repo(atlas: Atlas, c: Concept, value: str) -> bool:
+    repos = {p.repo.lower() for p in c.probes} | {
+        e.pin.repo.lower() for e in c.evidence if e.pin}
+    return value.lower() in repos or any(r.endswith("/" + value.lower()) for r in repos)
+
+
+def _by_relation(atlas: Atlas, c: Concept, value: str) -> bool:
+    rtype, _, target = value.partition(":")
+    canon = canonical_relation(rtype)
+    if canon is None:
+        raise AtlasError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
+                         "types: " + ", ".join(RELATION_TYPES))
+    forward, reverse = canon
+    tc = find(atlas, target) if target else None
+    if target and tc is None:
+        raise AtlasError(f'no concept matches "{target}" in rel:{value}', Location("query"))
+    for r in atlas.touching.get(c.id, []):
+        if r.type != forward:
+            continue
+        if forward in SYMMETRIC:
+            if tc is None or _other(r, c.id) == tc.id:
                 return True
-        return False
-    if key == "text":
-        w = norm(value)
-        return any(w in norm(t) for t in _texts(c))
+            continue
+        mine, theirs = (r.target, r.source) if reverse else (r.source, r.target)
+        if mine == c.id and (tc is None or theirs == tc.id):
+            return True
     return False
+
+
+def _by_text(atlas: Atlas, c: Concept, value: str) -> bool:
+    w = norm(value)
+    return any(w in norm(t) for t in _texts(c))
+
+
+# filter key (as typed: `kind:link`) -> test(atlas, concept, value)
+FILTERS = {"kind": _by_kind, "answers": _by_answers, "status": _by_status, "hw": _by_hardware,
+           "repo": _by_repo, "rel": _by_relation, "text": _by_text}
 
 
 def _check_choice(value: str, options, what: str) -> None:

@@ -94,6 +94,15 @@ def _section(title: str) -> str:
 
 
 def card(c: dict, questions: dict, lang: str = "en") -> str:
+    """A concept card as text: the head, then one block per section of CARD_SECTIONS."""
+    width_ = term_width() - 2
+    lines = []
+    for section in CARD_SECTIONS:
+        lines.extend(section(c, questions, lang, width_))
+    return "\n".join(lines)
+
+
+def _card_head(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
     names = c["names"]
     head = f"{names['en']}" + (f"  {names['zh']}" if names.get("zh") else "")
     lines = [head, "=" * min(width(head), term_width()),
@@ -107,63 +116,103 @@ def card(c: dict, questions: dict, lang: str = "en") -> str:
         vis = c["as_of"]["visible"]
         state = {True: "visible", False: "NOT YET VISIBLE", None: "undated (no sighting)"}[vis]
         lines.append(f"as of {c['as_of']['date']}: {state}")
-    lines.append(_section("Answers to the six questions"))
-    if c["answers"]:
-        for q in QUESTION_IDS:
-            if q in c["answers"]:
-                qn = pick(questions[q], lang)
-                lines.append(f"  {qn}")
-                lines.extend("      " + x for x in wrap(pick(c["answers"][q], lang), term_width() - 8))
-    else:
-        lines.append("  (none: this concept answers none of the six questions)")
-    width_ = term_width() - 2
+    return lines
+
+
+def _card_answers(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    lines = [_section("Answers to the six questions")]
+    if not c["answers"]:
+        return lines + ["  (none: this concept answers none of the six questions)"]
+    for q in QUESTION_IDS:
+        if q in c["answers"]:
+            lines.append(f"  {pick(questions[q], lang)}")
+            lines.extend("      " + x for x in wrap(pick(c["answers"][q], lang), term_width() - 8))
+    return lines
+
+
+def _card_explanations(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    lines = []
     for key, title in (("beginner", "For a newcomer"), ("professional", "For a professional")):
         lines.append(_section(title))
         langs = ("en", "zh") if lang == "all" else (lang,)
         for lg in langs:
             text = c[key].get(lg) or c[key].get("en", "")
             lines.extend("  " + x for x in wrap(text, width_))
-    if c["hardware"]:
-        lines.append(_section("Hardware: " + ", ".join(c["hardware"])))
-        if pick(c["hardware_note"], lang):
-            lines.extend("  " + x for x in wrap(pick(c["hardware_note"], lang), width_))
-    if c["relations"]:
-        lines.append(_section("Relations"))
-        for g in c["relations"]:
-            ids = ", ".join(x["id"] for x in g["concepts"])
-            lines.extend(hang(ids, width_, f"  {g['relation']}: ", "      "))
-    if c["claims"]:
-        lines.append(_section("Claims"))
-        for cl in c["claims"]:
-            lines.extend(hang(pick(cl["statement"], lang), width_, f"  [{cl['status']}] {cl['id']}: ",
-                              "      "))
-    if c["flows"]:
-        lines.append(_section("Flows: " + ", ".join(f["id"] for f in c["flows"])))
-    if c.get("repositories"):
-        lines.append(_section("Repositories behind the pins"))
-        for r in c["repositories"]:
-            state = f"mirror of {r['mirror_of']}" if r["status"] == "mirror" and r["mirror_of"] else \
-                r["status"] + (f", copy of {r['mirror_of']}" if r["mirror_of"] else "")
-            lead = f"  {r['id']}" + (f" ({state})" if state else "")
-            purpose = pick(r["purpose"], lang)
-            lines.extend(hang(purpose, width_, lead + ": ", "      ") if purpose else [lead])
-    lines.append(_section("Evidence"))
+    return lines
+
+
+def _card_hardware(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    if not c["hardware"]:
+        return []
+    lines = [_section("Hardware: " + ", ".join(c["hardware"]))]
+    if pick(c["hardware_note"], lang):
+        lines.extend("  " + x for x in wrap(pick(c["hardware_note"], lang), width_))
+    return lines
+
+
+def _card_relations(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    if not c["relations"]:
+        return []
+    lines = [_section("Relations")]
+    for g in c["relations"]:
+        ids = ", ".join(x["id"] for x in g["concepts"])
+        lines.extend(hang(ids, width_, f"  {g['relation']}: ", "      "))
+    return lines
+
+
+def _card_claims(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    if not c["claims"]:
+        return []
+    lines = [_section("Claims")]
+    for cl in c["claims"]:
+        lines.extend(hang(pick(cl["statement"], lang), width_, f"  [{cl['status']}] {cl['id']}: ", "      "))
+    return lines
+
+
+def _card_flows(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    return [_section("Flows: " + ", ".join(f["id"] for f in c["flows"]))] if c["flows"] else []
+
+
+def _card_repositories(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    if not c.get("repositories"):
+        return []
+    lines = [_section("Repositories behind the pins")]
+    for r in c["repositories"]:
+        state = f"mirror of {r['mirror_of']}" if r["status"] == "mirror" and r["mirror_of"] else \
+            r["status"] + (f", copy of {r['mirror_of']}" if r["mirror_of"] else "")
+        lead = f"  {r['id']}" + (f" ({state})" if state else "")
+        purpose = pick(r["purpose"], lang)
+        lines.extend(hang(purpose, width_, lead + ": ", "      ") if purpose else [lead])
+    return lines
+
+
+def _card_evidence(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    lines = [_section("Evidence")]
     for e in c["evidence"]:
         lines.append(f"  - {e['source']}  ({e['confidence']})")
         sup = pick(e["supports"], lang)
         if sup:
             lines.extend("      " + x for x in wrap(sup, width_ - 6))
-    if c["history"]:
-        lines.append(_section("History (first visible on the mainline, cut-off "
-                              f"{c['history'][0]['cutoff']})"))
-        for h in c["history"]:
-            if h["found"]:
-                lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
-                             f"  {h['method']}: {h['value']}")
-            else:
-                lines.append(f"  ----------  {h['repo']}  not seen before the cut-off"
-                             f"  {h['method']}: {h['value']}")
-    return "\n".join(lines)
+    return lines
+
+
+def _card_history(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    if not c["history"]:
+        return []
+    lines = [_section(f"History (first visible on the mainline, cut-off {c['history'][0]['cutoff']})")]
+    for h in c["history"]:
+        if h["found"]:
+            lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
+                         f"  {h['method']}: {h['value']}")
+        else:
+            lines.append(f"  ----------  {h['repo']}  not seen before the cut-off"
+                         f"  {h['method']}: {h['value']}")
+    return lines
+
+
+# The sections of a card, in order; each returns its lines (none when the card has nothing for it).
+CARD_SECTIONS = (_card_head, _card_answers, _card_explanations, _card_hardware, _card_relations, _card_claims,
+                 _card_flows, _card_repositories, _card_evidence, _card_history)
 
 
 def rows_table(rows: list[dict], lang: str = "en") -> str:
