@@ -358,55 +358,88 @@ def parse_concept(ctx: _Ctx, node, stem: str) -> Concept | None:
                   f"rename the file to {ident}.yaml or change the id")
     kind = _enum(ctx, f["kind"], "kind", KINDS) if "kind" in f else None
     c = Concept(ident, kind or "concept", Text(), loc=ctx.loc(node))
-    if "names" in f:
-        c.names = _text(ctx, f["names"], "names")
-    if "aliases" in f:
-        af = _fields(ctx, f["aliases"], "aliases", LANGS)
-        if af:
-            c.aliases = {lang: [v for v, _ in _str_list(ctx, n, f"aliases.{lang}")]
-                         for lang, n in af.items()}
-    if "answers" in f:
-        m = _mapping(ctx, f["answers"], "answers")
-        for qid, (key_node, value_node) in (m or {}).items():
-            if qid not in QUESTION_IDS:
-                ctx.error(key_node, "bad-value", f"unknown question {qid!r} in answers",
-                          _did_you_mean(qid, QUESTION_IDS) or "questions: " + ", ".join(QUESTION_IDS))
-                continue
-            c.answers[qid] = _text(ctx, value_node, f"answer to {qid}")
-    for key in ("beginner", "professional"):
+    for key, read in _CONCEPT_FIELDS:
         if key in f:
-            setattr(c, key, _text(ctx, f[key], key))
-    if "hardware" in f:
-        for value, item in _str_list(ctx, f["hardware"], "hardware"):
-            c.hardware.append(value)
-            if value != "any":
-                ctx.ref("hardware", value, item, "hardware scope")
-    if "hardware_note" in f:
-        c.hardware_note = _text(ctx, f["hardware_note"], "hardware_note", required=False)
-    if "lifecycle" in f:
-        lf = _fields(ctx, f["lifecycle"], "lifecycle", ("status", "note"), ("status",))
-        if lf and "status" in lf:
-            status = _enum(ctx, lf["status"], "lifecycle status", LIFECYCLES) or "active"
-            note = _text(ctx, lf["note"], "lifecycle note") if "note" in lf else Text()
-            if status != "active" and not note:
-                ctx.error(f["lifecycle"], "missing-field",
-                          f'lifecycle "{status}" needs a note saying what replaces it or why')
-            c.lifecycle = Lifecycle(status, note)
-    if "relations" in f:
-        for item in _list(ctx, f["relations"], "relations"):
-            rel = _relation(ctx, item, ident)
-            if rel is not None:
-                c.relations.append(rel)
-    if "evidence" in f:
-        c.evidence = _evidence_list(ctx, f["evidence"], "evidence")
-        if not c.evidence and not any(p.location == ctx.loc(f["evidence"]) for p in ctx.loaded.problems):
-            ctx.error(f["evidence"], "no-evidence", f'concept "{ident}" has no evidence')
-    if "probes" in f:
-        for item in _list(ctx, f["probes"], "probes"):
-            probe = _probe(ctx, item)
-            if probe is not None:
-                c.probes.append(probe)
+            read(ctx, c, f[key])
     return c
+
+
+def _concept_names(ctx: _Ctx, c: Concept, node) -> None:
+    c.names = _text(ctx, node, "names")
+
+
+def _concept_aliases(ctx: _Ctx, c: Concept, node) -> None:
+    af = _fields(ctx, node, "aliases", LANGS)
+    if af:
+        c.aliases = {lang: [v for v, _ in _str_list(ctx, n, f"aliases.{lang}")] for lang, n in af.items()}
+
+
+def _concept_answers(ctx: _Ctx, c: Concept, node) -> None:
+    m = _mapping(ctx, node, "answers")
+    for qid, (key_node, value_node) in (m or {}).items():
+        if qid not in QUESTION_IDS:
+            ctx.error(key_node, "bad-value", f"unknown question {qid!r} in answers",
+                      _did_you_mean(qid, QUESTION_IDS) or "questions: " + ", ".join(QUESTION_IDS))
+            continue
+        c.answers[qid] = _text(ctx, value_node, f"answer to {qid}")
+
+
+def _concept_text(key: str):
+    def read(ctx: _Ctx, c: Concept, node) -> None:
+        setattr(c, key, _text(ctx, node, key))
+    return read
+
+
+def _concept_hardware(ctx: _Ctx, c: Concept, node) -> None:
+    for value, item in _str_list(ctx, node, "hardware"):
+        c.hardware.append(value)
+        if value != "any":
+            ctx.ref("hardware", value, item, "hardware scope")
+
+
+def _concept_hardware_note(ctx: _Ctx, c: Concept, node) -> None:
+    c.hardware_note = _text(ctx, node, "hardware_note", required=False)
+
+
+def _concept_lifecycle(ctx: _Ctx, c: Concept, node) -> None:
+    lf = _fields(ctx, node, "lifecycle", ("status", "note"), ("status",))
+    if lf and "status" in lf:
+        status = _enum(ctx, lf["status"], "lifecycle status", LIFECYCLES) or "active"
+        note = _text(ctx, lf["note"], "lifecycle note") if "note" in lf else Text()
+        if status != "active" and not note:
+            ctx.error(node, "missing-field", f'lifecycle "{status}" needs a note saying what replaces it or why')
+        c.lifecycle = Lifecycle(status, note)
+
+
+def _concept_relations(ctx: _Ctx, c: Concept, node) -> None:
+    for item in _list(ctx, node, "relations"):
+        rel = _relation(ctx, item, c.id)
+        if rel is not None:
+            c.relations.append(rel)
+
+
+def _concept_evidence(ctx: _Ctx, c: Concept, node) -> None:
+    c.evidence = _evidence_list(ctx, node, "evidence")
+    if not c.evidence and not any(p.location == ctx.loc(node) for p in ctx.loaded.problems):
+        ctx.error(node, "no-evidence", f'concept "{c.id}" has no evidence')
+
+
+def _concept_probes(ctx: _Ctx, c: Concept, node) -> None:
+    for item in _list(ctx, node, "probes"):
+        probe = _probe(ctx, item)
+        if probe is not None:
+            c.probes.append(probe)
+
+
+# A concept's fields after id and kind, in the order they are read (and their problems reported):
+# field -> reader(ctx, concept, node), which checks the value and sets it on the concept.
+_CONCEPT_FIELDS = (
+    ("names", _concept_names), ("aliases", _concept_aliases), ("answers", _concept_answers),
+    ("beginner", _concept_text("beginner")), ("professional", _concept_text("professional")),
+    ("hardware", _concept_hardware), ("hardware_note", _concept_hardware_note),
+    ("lifecycle", _concept_lifecycle), ("relations", _concept_relations), ("evidence", _concept_evidence),
+    ("probes", _concept_probes),
+)
 
 
 def parse_question(ctx: _Ctx, node) -> Question | None:
@@ -682,84 +715,118 @@ def _list_file(ctx: _Ctx, root, key: str) -> list:
     return _list(ctx, f[key], key)
 
 
-def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
-    """Read every file of a data directory. Never raises for bad data: see `Loaded.problems`."""
-    data_dir = Path(data_dir)
-    loaded = Loaded(Atlas(), data_dir=data_dir)
-    atlas = loaded.atlas
-    base = display_base if display_base is not None else data_dir.parent
-    if not data_dir.is_dir():
-        loaded.problems.append(Problem(Location(str(data_dir)), "error", "no-data",
-                                       "data directory does not exist"))
-        return loaded
-    seen: dict[tuple[str, str], Location] = {}
+class _Reading:
+    """One load in progress: the result so far and the ids seen per record kind."""
 
-    def display(path: Path) -> str:
-        try:
-            return str(path.relative_to(base))
-        except ValueError:
-            return str(path)
+    def __init__(self, loaded: Loaded):
+        self.loaded = loaded
+        self.atlas = loaded.atlas
+        self.seen: dict[tuple[str, str], Location] = {}
 
-    def unique(ctx: _Ctx, kind: str, ident: str, node) -> bool:
-        key = (kind, ident)
-        if key in seen:
-            ctx.error(node, "duplicate-id", f'{kind} id "{ident}" is defined twice',
-                      f"the other definition is at {seen[key]}")
-            return False
-        seen[key] = ctx.loc(node)
-        return True
+    def add(self, ctx: _Ctx, kind: str, record, node) -> None:
+        """Keep `record` (if it parsed) in the atlas's list for `kind`, unless its id is taken."""
+        if record is None:
+            return
+        key = (kind, record.id)
+        if key in self.seen:
+            ctx.error(node, "duplicate-id", f'{kind} id "{record.id}" is defined twice',
+                      f"the other definition is at {self.seen[key]}")
+            return
+        self.seen[key] = ctx.loc(node)
+        getattr(self.atlas, _LISTS_OF[kind]).append(record)
 
-    for path in data_files(data_dir):
-        loaded.files.append(path)
-        rel = path.relative_to(data_dir)
-        ctx = _Ctx(display(path), loaded)
-        root = _compose(path, ctx)
-        if root is None:
-            if not any(p.location.file == ctx.file for p in loaded.problems):
-                ctx.warning(Location(ctx.file), "empty-file", "file is empty")
-            continue
-        top = rel.parts[0]
-        if rel.name == "atlas.yaml" and len(rel.parts) == 1:
-            f = _fields(ctx, root, "atlas.yaml", ("cutoff",), ("cutoff",))
-            if f and "cutoff" in f:
-                atlas.cutoff = _date(ctx, f["cutoff"], "cutoff") or DEFAULT_CUTOFF
-        elif rel.name == "questions.yaml" and len(rel.parts) == 1:
-            for item in _list_file(ctx, root, "questions"):
-                q = parse_question(ctx, item)
-                if q and unique(ctx, "question", q.id, item):
-                    atlas.questions.append(q)
-        elif rel.name == "timeline.yaml" and len(rel.parts) == 1:
-            sightings, harvests, _ = parse_timeline(ctx, root)
-            atlas.sightings.extend(sightings)
-            atlas.harvests.extend(harvests)
-            loaded.timeline_loc = Location(ctx.file)
-        elif top == "repositories":
-            for item in _list_file(ctx, root, "repositories"):
-                r = parse_repository(ctx, item)
-                if r and unique(ctx, "repository", r.id, item):
-                    atlas.repositories.append(r)
-        elif top == "concepts":
-            c = parse_concept(ctx, root, path.stem)
-            if c and unique(ctx, "concept", c.id, root):
-                atlas.concepts.append(c)
-        elif top == "claims":
-            for item in _list_file(ctx, root, "claims"):
-                cl = parse_claim(ctx, item)
-                if cl and unique(ctx, "claim", cl.id, item):
-                    atlas.claims.append(cl)
-        elif top == "flows":
-            fl = parse_flow(ctx, root, path.stem)
-            if fl and unique(ctx, "flow", fl.id, root):
-                atlas.flows.append(fl)
-        else:
-            ctx.warning(Location(ctx.file), "unknown-file",
-                        "file is not part of the atlas layout and was not read",
-                        "see docs/schema.md for where each kind of record lives")
+
+_LISTS_OF = {"question": "questions", "repository": "repositories", "concept": "concepts", "claim": "claims",
+             "flow": "flows"}
+
+
+def _read_settings(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
+    f = _fields(ctx, root, "atlas.yaml", ("cutoff",), ("cutoff",))
+    if f and "cutoff" in f:
+        reading.atlas.cutoff = _date(ctx, f["cutoff"], "cutoff") or DEFAULT_CUTOFF
+
+
+def _read_timeline(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
+    sightings, harvests, _ = parse_timeline(ctx, root)
+    reading.atlas.sightings.extend(sightings)
+    reading.atlas.harvests.extend(harvests)
+    reading.loaded.timeline_loc = Location(ctx.file)
+
+
+def _list_of(kind: str, key: str, parse):
+    """A reader of a file holding `key:` with a list of records."""
+    def read(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
+        for item in _list_file(ctx, root, key):
+            reading.add(ctx, kind, parse(ctx, item), item)
+    return read
+
+
+def _one_per_file(kind: str, parse):
+    """A reader of a file holding one record whose id is the file's name."""
+    def read(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
+        reading.add(ctx, kind, parse(ctx, root, path.stem), root)
+    return read
+
+
+# Where each kind of record lives (docs/schema.md): files at the top of data/, by name, and folders
+# under it, by the folder's name; reader(reading, ctx, root node, path).
+_TOP_FILES = {
+    "atlas.yaml": _read_settings,
+    "questions.yaml": _list_of("question", "questions", parse_question),
+    "timeline.yaml": _read_timeline,
+}
+_FOLDERS = {
+    "repositories": _list_of("repository", "repositories", parse_repository),
+    "concepts": _one_per_file("concept", parse_concept),
+    "claims": _list_of("claim", "claims", parse_claim),
+    "flows": _one_per_file("flow", parse_flow),
+}
+
+
+def _display(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def _read_file(reading: _Reading, path: Path, rel: Path, file: str) -> None:
+    ctx = _Ctx(file, reading.loaded)
+    root = _compose(path, ctx)
+    if root is None:
+        if not any(p.location.file == ctx.file for p in reading.loaded.problems):
+            ctx.warning(Location(ctx.file), "empty-file", "file is empty")
+        return
+    read = _TOP_FILES.get(rel.name) if len(rel.parts) == 1 else _FOLDERS.get(rel.parts[0])
+    if read is None:
+        ctx.warning(Location(ctx.file), "unknown-file", "file is not part of the atlas layout and was not read",
+                    "see docs/schema.md for where each kind of record lives")
+        return
+    read(reading, ctx, root, path)
+
+
+def _sort(atlas: Atlas) -> None:
     atlas.concepts.sort(key=lambda c: c.id)
     atlas.claims.sort(key=lambda c: c.id)
     atlas.flows.sort(key=lambda f: f.id)
     atlas.repositories.sort(key=lambda r: r.id.lower())
     order = {q: i for i, q in enumerate(QUESTION_IDS)}
     atlas.questions.sort(key=lambda q: order[q.id])
-    atlas.reindex()
+
+
+def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
+    """Read every file of a data directory. Never raises for bad data: see `Loaded.problems`."""
+    data_dir = Path(data_dir)
+    loaded = Loaded(Atlas(), data_dir=data_dir)
+    base = display_base if display_base is not None else data_dir.parent
+    if not data_dir.is_dir():
+        loaded.problems.append(Problem(Location(str(data_dir)), "error", "no-data",
+                                       "data directory does not exist"))
+        return loaded
+    reading = _Reading(loaded)
+    for path in data_files(data_dir):
+        loaded.files.append(path)
+        _read_file(reading, path, path.relative_to(data_dir), _display(path, base))
+    _sort(loaded.atlas)
+    loaded.atlas.reindex()
     return loaded
