@@ -236,134 +236,174 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
         g.parse(ontology, format="turtle")
     _scheme(g, atlas)
     for q in atlas.questions:
-        node = ID[f"question/{q.id}"]
-        _at(where, node, q.loc)
-        g.add((node, RDF.type, ATLAS.Question))
-        g.add((node, DCTERMS.identifier, Literal(q.id)))
-        _texts(g, node, SKOS.prefLabel, q.names)
-        _texts(g, node, SKOS.definition, q.explanation)
+        _question(g, q, where)
     for c in atlas.concepts:
-        node = concept_iri(c.id)
-        _at(where, node, c.loc)
-        g.add((node, RDF.type, SKOS.Concept))
-        g.add((node, RDF.type, kind_class(c.kind)))
-        g.add((node, SKOS.inScheme, SCHEME_IRI))
-        g.add((node, SKOS.broader, kind_iri(c.kind)))
-        g.add((kind_iri(c.kind), SKOS.narrower, node))
-        g.add((node, DCTERMS.identifier, Literal(c.id)))
-        _texts(g, node, SKOS.prefLabel, c.names)
-        for lang, aliases in c.aliases.items():
-            for a in aliases:
-                g.add((node, SKOS.altLabel, Literal(a, lang=lang)))
-        _texts(g, node, SKOS.definition, c.professional)
-        _texts(g, node, ATLAS.beginnerDefinition, c.beginner)
-        for qid, answer in c.answers.items():
-            q = ID[f"question/{qid}"]
-            a = ID[f"concept/{c.id}/answer/{qid}"]
-            _at(where, a, c.loc)
-            g.add((node, ATLAS.answersQuestion, q))
-            g.add((node, ATLAS.answer, a))
-            g.add((a, RDF.type, ATLAS.Answer))
-            g.add((a, ATLAS.question, q))
-            _texts(g, a, RDFS.label, answer)
-        for hw in c.hardware:
-            if hw != "any":
-                g.add((node, ATLAS.hardware, concept_iri(hw)))
-        _texts(g, node, ATLAS.hardwareNote, c.hardware_note)
-        g.add((node, ATLAS.lifecycle, Literal(c.lifecycle.status)))
-        _texts(g, node, ATLAS.lifecycleNote, c.lifecycle.note)
-        for r in c.relations:
-            s, t = concept_iri(r.source), concept_iri(r.target)
-            g.add((s, relation_property(r.type), t))
-            g.add((t, inverse_property(r.type), s))
-            g.add((s, SKOS_OF[r.type], t))
-            g.add((t, SKOS_OF[r.type], s))  # skos:related is symmetric
-        for ev in c.evidence:
-            _evidence(g, atlas, node, ev, where=where, fallback=c.loc)
-        for p in c.probes:
-            g.add((node, ATLAS.probe, Literal(f"{p.repo} {p.method}:{p.value}")))
+        _concept(g, atlas, c, where)
     for cl in atlas.claims:
-        node = ID[f"claim/{cl.id}"]
-        _at(where, node, cl.loc)
-        g.add((node, RDF.type, ATLAS.Claim))
-        g.add((node, DCTERMS.identifier, Literal(cl.id)))
-        _texts(g, node, ATLAS.statement, cl.statement)
-        g.add((node, ATLAS.status, Literal(cl.status)))
-        _texts(g, node, RDFS.comment, cl.note)
-        for ident in cl.about:
-            g.add((node, DCTERMS.subject, concept_iri(ident)))
-        for ev in cl.evidence:
-            _evidence(g, atlas, node, ev, where=where, fallback=cl.loc)
+        _claim(g, atlas, cl, where)
     for f in atlas.flows:
-        node = ID[f"flow/{f.id}"]
-        _at(where, node, f.loc)
-        g.add((node, RDF.type, ATLAS.Flow))
-        g.add((node, DCTERMS.identifier, Literal(f.id)))
-        _texts(g, node, DCTERMS.title, f.title)
-        _texts(g, node, DCTERMS.description, f.summary)
-        for ev in f.evidence:
-            _evidence(g, atlas, node, ev, where=where, fallback=f.loc)
-        for i, s in enumerate(f.ordered_steps(), 1):
-            step = ID[f"flow/{f.id}/step/{s.id}"]
-            _at(where, step, s.loc or f.loc)
-            g.add((node, ATLAS.step, step))
-            g.add((step, RDF.type, ATLAS.FlowStep))
-            g.add((step, ATLAS.order, Literal(i)))
-            g.add((step, ATLAS.actor, Literal(s.actor)))
-            _texts(g, step, RDFS.label, s.label)
-            for ident in s.concepts:
-                g.add((step, ATLAS.touches, concept_iri(ident)))
-            if s.source:
-                _evidence(g, atlas, step, s.source, ATLAS.source, where=where, fallback=s.loc)
-        for e in f.edges:
-            g.add((ID[f"flow/{f.id}/step/{e.source}"], ATLAS[e.type + "To"],
-                   ID[f"flow/{f.id}/step/{e.target}"]))
+        _flow(g, atlas, f, where)
     for r in atlas.repositories:
         _repository(g, atlas, r, where)
     acts = _harvests(g, atlas, where)
     for s in atlas.sightings:
-        node = ID[f"sighting/{s.concept}/{_digest(s.repo, s.method, s.value)}"]
-        _at(where, node, s.loc)
-        g.add((node, RDF.type, ATLAS.Sighting))
-        g.add((node, RDF.type, PROV.Entity))
-        g.add((node, ATLAS.concept, concept_iri(s.concept)))
-        g.add((node, ATLAS.repository, repo_iri(s.repo)))
-        g.add((node, ATLAS.method, Literal(s.method)))
-        g.add((node, ATLAS.probeValue, Literal(s.value)))
-        g.add((node, ATLAS.found, Literal(s.found)))
-        g.add((node, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))
-        if s.found:
-            g.add((node, DCTERMS.date, Literal(utc_day(s.committer_date), datatype=XSD.date)))
-            g.add((node, ATLAS.committerDate, Literal(s.committer_date, datatype=XSD.dateTime)))
-            if s.author_date:
-                g.add((node, ATLAS.authorDate, Literal(s.author_date, datatype=XSD.dateTime)))
-            g.add((node, ATLAS.commit, Literal(s.sha)))
-            g.add((node, ATLAS.precision, Literal(s.precision)))
-            if s.introduced:
-                g.add((node, ATLAS.introducedBy, Literal(s.introduced)))
-            if s.introduced_date:
-                g.add((node, ATLAS.introducedDate, Literal(s.introduced_date, datatype=XSD.dateTime)))
-        if s.head:
-            g.add((node, ATLAS.harvestedHead, Literal(s.head)))
-        act = acts.get((s.repo, s.harvested_at)) if s.harvested_at else None
-        act = act or acts.get((s.repo, "@" + s.head))
-        if act is None and (s.harvested_at or s.head):  # a sighting whose refresh has no row: name it
-            act = harvest_iri(s.repo, s.harvested_at, s.head)
-            acts[(s.repo, s.harvested_at or "@" + s.head)] = act
-            _at(where, act, s.loc)
-            g.add((act, RDF.type, PROV.Activity))
-            g.add((act, RDF.type, ATLAS.Harvest))
-            g.add((act, ATLAS.repository, repo_iri(s.repo)))
-            if s.harvested_at:
-                g.add((act, PROV.endedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
-            if s.head:
-                g.add((act, PROV.used, _revision(g, s.repo, s.head, where, s.loc)))
-            g.add((act, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))
-        if act is not None:
-            g.add((node, PROV.wasGeneratedBy, act))
-        if s.harvested_at:
-            g.add((node, PROV.generatedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
+        _sighting(g, s, acts, where)
     return g
+
+
+def _question(g: Graph, q, where) -> None:
+    node = ID[f"question/{q.id}"]
+    _at(where, node, q.loc)
+    g.add((node, RDF.type, ATLAS.Question))
+    g.add((node, DCTERMS.identifier, Literal(q.id)))
+    _texts(g, node, SKOS.prefLabel, q.names)
+    _texts(g, node, SKOS.definition, q.explanation)
+
+
+def _concept(g: Graph, atlas: Atlas, c, where) -> None:
+    node = concept_iri(c.id)
+    _at(where, node, c.loc)
+    g.add((node, RDF.type, SKOS.Concept))
+    g.add((node, RDF.type, kind_class(c.kind)))
+    g.add((node, SKOS.inScheme, SCHEME_IRI))
+    g.add((node, SKOS.broader, kind_iri(c.kind)))
+    g.add((kind_iri(c.kind), SKOS.narrower, node))
+    g.add((node, DCTERMS.identifier, Literal(c.id)))
+    _texts(g, node, SKOS.prefLabel, c.names)
+    for lang, aliases in c.aliases.items():
+        for a in aliases:
+            g.add((node, SKOS.altLabel, Literal(a, lang=lang)))
+    _texts(g, node, SKOS.definition, c.professional)
+    _texts(g, node, ATLAS.beginnerDefinition, c.beginner)
+    _answers(g, c, node, where)
+    for hw in c.hardware:
+        if hw != "any":
+            g.add((node, ATLAS.hardware, concept_iri(hw)))
+    _texts(g, node, ATLAS.hardwareNote, c.hardware_note)
+    g.add((node, ATLAS.lifecycle, Literal(c.lifecycle.status)))
+    _texts(g, node, ATLAS.lifecycleNote, c.lifecycle.note)
+    _relations(g, c)
+    for ev in c.evidence:
+        _evidence(g, atlas, node, ev, where=where, fallback=c.loc)
+    for p in c.probes:
+        g.add((node, ATLAS.probe, Literal(f"{p.repo} {p.method}:{p.value}")))
+
+
+def _answers(g: Graph, c, node, where) -> None:
+    for qid, answer in c.answers.items():
+        q = ID[f"question/{qid}"]
+        a = ID[f"concept/{c.id}/answer/{qid}"]
+        _at(where, a, c.loc)
+        g.add((node, ATLAS.answersQuestion, q))
+        g.add((node, ATLAS.answer, a))
+        g.add((a, RDF.type, ATLAS.Answer))
+        g.add((a, ATLAS.question, q))
+        _texts(g, a, RDFS.label, answer)
+
+
+def _relations(g: Graph, c) -> None:
+    """Every relation from its source, its inverse from the target, and skos:related both ways."""
+    for r in c.relations:
+        s, t = concept_iri(r.source), concept_iri(r.target)
+        g.add((s, relation_property(r.type), t))
+        g.add((t, inverse_property(r.type), s))
+        g.add((s, SKOS_OF[r.type], t))
+        g.add((t, SKOS_OF[r.type], s))  # skos:related is symmetric
+
+
+def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
+    node = ID[f"claim/{cl.id}"]
+    _at(where, node, cl.loc)
+    g.add((node, RDF.type, ATLAS.Claim))
+    g.add((node, DCTERMS.identifier, Literal(cl.id)))
+    _texts(g, node, ATLAS.statement, cl.statement)
+    g.add((node, ATLAS.status, Literal(cl.status)))
+    _texts(g, node, RDFS.comment, cl.note)
+    for ident in cl.about:
+        g.add((node, DCTERMS.subject, concept_iri(ident)))
+    for ev in cl.evidence:
+        _evidence(g, atlas, node, ev, where=where, fallback=cl.loc)
+
+
+def _flow(g: Graph, atlas: Atlas, f, where) -> None:
+    node = ID[f"flow/{f.id}"]
+    _at(where, node, f.loc)
+    g.add((node, RDF.type, ATLAS.Flow))
+    g.add((node, DCTERMS.identifier, Literal(f.id)))
+    _texts(g, node, DCTERMS.title, f.title)
+    _texts(g, node, DCTERMS.description, f.summary)
+    for ev in f.evidence:
+        _evidence(g, atlas, node, ev, where=where, fallback=f.loc)
+    for i, s in enumerate(f.ordered_steps(), 1):
+        step = ID[f"flow/{f.id}/step/{s.id}"]
+        _at(where, step, s.loc or f.loc)
+        g.add((node, ATLAS.step, step))
+        g.add((step, RDF.type, ATLAS.FlowStep))
+        g.add((step, ATLAS.order, Literal(i)))
+        g.add((step, ATLAS.actor, Literal(s.actor)))
+        _texts(g, step, RDFS.label, s.label)
+        for ident in s.concepts:
+            g.add((step, ATLAS.touches, concept_iri(ident)))
+        if s.source:
+            _evidence(g, atlas, step, s.source, ATLAS.source, where=where, fallback=s.loc)
+    for e in f.edges:
+        g.add((ID[f"flow/{f.id}/step/{e.source}"], ATLAS[e.type + "To"],
+               ID[f"flow/{f.id}/step/{e.target}"]))
+
+
+def _sighting(g: Graph, s, acts: dict, where) -> None:
+    node = ID[f"sighting/{s.concept}/{_digest(s.repo, s.method, s.value)}"]
+    _at(where, node, s.loc)
+    g.add((node, RDF.type, ATLAS.Sighting))
+    g.add((node, RDF.type, PROV.Entity))
+    g.add((node, ATLAS.concept, concept_iri(s.concept)))
+    g.add((node, ATLAS.repository, repo_iri(s.repo)))
+    g.add((node, ATLAS.method, Literal(s.method)))
+    g.add((node, ATLAS.probeValue, Literal(s.value)))
+    g.add((node, ATLAS.found, Literal(s.found)))
+    g.add((node, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))
+    if s.found:
+        _found(g, node, s)
+    if s.head:
+        g.add((node, ATLAS.harvestedHead, Literal(s.head)))
+    act = _sighting_activity(g, s, acts, where)
+    if act is not None:
+        g.add((node, PROV.wasGeneratedBy, act))
+    if s.harvested_at:
+        g.add((node, PROV.generatedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
+
+
+def _found(g: Graph, node, s) -> None:
+    """The commit a found sighting names: its day, dates, sha and precision."""
+    g.add((node, DCTERMS.date, Literal(utc_day(s.committer_date), datatype=XSD.date)))
+    g.add((node, ATLAS.committerDate, Literal(s.committer_date, datatype=XSD.dateTime)))
+    if s.author_date:
+        g.add((node, ATLAS.authorDate, Literal(s.author_date, datatype=XSD.dateTime)))
+    g.add((node, ATLAS.commit, Literal(s.sha)))
+    g.add((node, ATLAS.precision, Literal(s.precision)))
+    if s.introduced:
+        g.add((node, ATLAS.introducedBy, Literal(s.introduced)))
+    if s.introduced_date:
+        g.add((node, ATLAS.introducedDate, Literal(s.introduced_date, datatype=XSD.dateTime)))
+
+
+def _sighting_activity(g: Graph, s, acts: dict, where):
+    """The harvest that produced sighting `s`: its refresh's row, else one named for it here."""
+    act = acts.get((s.repo, s.harvested_at)) if s.harvested_at else None
+    act = act or acts.get((s.repo, "@" + s.head))
+    if act is None and (s.harvested_at or s.head):  # a sighting whose refresh has no row: name it
+        act = harvest_iri(s.repo, s.harvested_at, s.head)
+        acts[(s.repo, s.harvested_at or "@" + s.head)] = act
+        _at(where, act, s.loc)
+        g.add((act, RDF.type, PROV.Activity))
+        g.add((act, RDF.type, ATLAS.Harvest))
+        g.add((act, ATLAS.repository, repo_iri(s.repo)))
+        if s.harvested_at:
+            g.add((act, PROV.endedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
+        if s.head:
+            g.add((act, PROV.used, _revision(g, s.repo, s.head, where, s.loc)))
+        g.add((act, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))
+    return act
 
 
 def serialize(g: Graph, fmt: str) -> str:
