@@ -276,33 +276,11 @@ class SearchIndex:
         exact = set(self.exact(text))
         if not query and not exact:
             return []
-        weights = ", ".join(str(w) for w in WEIGHTS)
-        found: dict[int, float] = {}
-        anywhere: dict[int, int] = {}
-        in_names: dict[int, int] = {}
-        con = self.con
-        if query:
-            match = " OR ".join(_quote(t) for t in query)
-            for rowid, rank in con.execute(
-                    f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,)):
-                found[rowid] = -rank
-            for t in query:
-                for (rowid,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (_quote(t),)):
-                    anywhere[rowid] = anywhere.get(rowid, 0) + 1
-                for (rowid,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?",
-                                            ("names : " + _quote(t),)):
-                    in_names[rowid] = in_names.get(rowid, 0) + 1
-        near: set[int] = set()
-        if len(query) > 1 and PHRASE_WEIGHT:
-            phrase = f"NEAR({' '.join(_quote(t) for t in query)}, {NEAR_SLACK})"
-            near = {r for (r,) in con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (phrase,))}
-        exact_rows = set()
-        if exact:
-            marks = " OR ".join("(type = ? AND id = ?)" for _ in exact)
-            exact_rows = {r for (r,) in con.execute(f"SELECT rowid FROM doc WHERE {marks}",
-                                                    [x for pair in exact for x in pair])}
-            for rowid in exact_rows:
-                found.setdefault(rowid, 0.0)
+        found, anywhere, in_names = self._matches(query)
+        near = self._near(query)
+        exact_rows = self._exact_rows(exact)
+        for rowid in exact_rows:
+            found.setdefault(rowid, 0.0)
         n = len(query)
         keep = {r: bm for r, bm in found.items()
                 if r in exact_rows or (n and anywhere.get(r, 0) / n >= MIN_COVERAGE)}
@@ -310,7 +288,7 @@ class SearchIndex:
             return []
         marks = ",".join("?" * len(keep))
         hits = []
-        for rowid, typ, ident, en, zh in con.execute(
+        for rowid, typ, ident, en, zh in self.con.execute(
                 f"SELECT rowid, type, id, name_en, name_zh FROM doc WHERE rowid IN ({marks})",
                 list(keep)):
             if types and typ not in types:
@@ -325,16 +303,57 @@ class SearchIndex:
                          "score": round(score, 4), "_rowid": rowid})
         hits.sort(key=lambda h: (-h["score"], TYPE_ORDER[h["type"]], h["id"]))
         hits = hits[:limit]
-        if hits:
-            import marshal
-
-            marks = ",".join("?" * len(hits))
-            blobs = dict(self.con.execute(f"SELECT rowid, texts FROM doc WHERE rowid IN ({marks})",
-                                          [h["_rowid"] for h in hits]))
-            cjk = _has_cjk(text)
-            for h in hits:
-                h["snippet"] = snippet(marshal.loads(blobs[h.pop("_rowid")]), query, cjk)
+        self._snippets(hits, text, query)
         return hits
+
+    def _matches(self, query: list[str]) -> tuple[dict[int, float], dict[int, int], dict[int, int]]:
+        """Per document: its BM25 relevance to any token, how many tokens it holds anywhere and
+        how many in its names."""
+        found: dict[int, float] = {}
+        anywhere: dict[int, int] = {}
+        in_names: dict[int, int] = {}
+        if not query:
+            return found, anywhere, in_names
+        weights = ", ".join(str(w) for w in WEIGHTS)
+        match = " OR ".join(_quote(t) for t in query)
+        for rowid, rank in self.con.execute(
+                f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,)):
+            found[rowid] = -rank
+        for t in query:
+            for (rowid,) in self.con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (_quote(t),)):
+                anywhere[rowid] = anywhere.get(rowid, 0) + 1
+            for (rowid,) in self.con.execute("SELECT rowid FROM fts WHERE fts MATCH ?",
+                                             ("names : " + _quote(t),)):
+                in_names[rowid] = in_names.get(rowid, 0) + 1
+        return found, anywhere, in_names
+
+    def _near(self, query: list[str]) -> set[int]:
+        """The documents holding all the tokens close together (the phrase bonus)."""
+        if len(query) <= 1 or not PHRASE_WEIGHT:
+            return set()
+        phrase = f"NEAR({' '.join(_quote(t) for t in query)}, {NEAR_SLACK})"
+        return {r for (r,) in self.con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (phrase,))}
+
+    def _exact_rows(self, exact: set) -> set[int]:
+        """The documents of the records the text names exactly."""
+        if not exact:
+            return set()
+        marks = " OR ".join("(type = ? AND id = ?)" for _ in exact)
+        return {r for (r,) in self.con.execute(f"SELECT rowid FROM doc WHERE {marks}",
+                                               [x for pair in exact for x in pair])}
+
+    def _snippets(self, hits: list[dict], text: str, query: list[str]) -> None:
+        """Give each hit the snippet that shows why it matched (and drop its row id)."""
+        if not hits:
+            return
+        import marshal
+
+        marks = ",".join("?" * len(hits))
+        blobs = dict(self.con.execute(f"SELECT rowid, texts FROM doc WHERE rowid IN ({marks})",
+                                      [h["_rowid"] for h in hits]))
+        cjk = _has_cjk(text)
+        for h in hits:
+            h["snippet"] = snippet(marshal.loads(blobs[h.pop("_rowid")]), query, cjk)
 
 
 # ---------------------------------------------------------------------------------------------
