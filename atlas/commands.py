@@ -78,9 +78,10 @@ def answer(fmt: str, value, render, code: int = 0) -> Answer:
     return Answer(format_result(fmt, value, render), "", code)
 
 
-def no_match(exc: NoMatch, term: str, fmt: str, lang: str) -> Answer:
+def no_match(exc: NoMatch, fmt: str, lang: str) -> Answer:
     """A name that matched nothing: the closest records, as JSON on standard output or as text
     on standard error; exit code 1."""
+    term = exc.term
     if fmt == "json":
         return Answer(to_json({"error": exc.message, "query": term, "suggestions": exc.rows}), "", 1)
     from . import render
@@ -106,7 +107,7 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
         try:
             ident = queries.resolve(store.atlas(), term).id
         except NoMatch as exc:
-            return no_match(exc, term, fmt, lang)
+            return no_match(exc, fmt, lang)
     return answer(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
 
 
@@ -171,3 +172,140 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
                      state=(atlas.harvests, atlas.sightings))
         stamp.remember(d, *args, atlas, report)
     return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands over a loaded atlas: the value (shared with the MCP server) and the printed answer
+# ---------------------------------------------------------------------------------------------
+
+def _atlas(data_dir):
+    from .index import load_atlas
+
+    return load_atlas(data_dir)
+
+
+def _searchable(data_dir):
+    """(atlas, search index) of the compiled index; the search index is read from the cache."""
+    from .index import load_keyed
+    from .search import open_index
+
+    materialise, key = load_keyed(data_dir, lazy=True)
+    atlas = materialise()
+    return atlas, open_index(key, lambda: atlas)
+
+
+def _or_no_match(fmt: str, lang: str, build) -> Answer:
+    """`build()`, or the closest concepts when a name in it matched none."""
+    try:
+        return build()
+    except NoMatch as exc:
+        return no_match(exc, fmt, lang)
+
+
+def related_value(atlas, term: str, rel: str | None = None, depth: int = 1) -> dict:
+    from . import queries
+
+    c = queries.resolve(atlas, term)
+    return {"id": c.id, "related": queries.related(atlas, c, rel, depth)}
+
+
+def related(term: str, rel=None, depth: int = 1, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas related TERM`: concepts related to TERM in both directions, up to `depth` hops."""
+    from . import render
+
+    def build():
+        value = related_value(_atlas(data_dir), term, rel, depth)
+        return answer(fmt, value, lambda d: render.related({"id": d["id"]}, d["related"], lang))
+    return _or_no_match(fmt, lang, build)
+
+
+def path_value(atlas, a: str, b: str, rel: str | None = None) -> dict:
+    from . import queries
+
+    ca, cb = queries.resolve(atlas, a), queries.resolve(atlas, b)
+    return {"from": ca.id, "to": cb.id, "steps": queries.path(atlas, ca, cb, rel)}
+
+
+def path(a: str, b: str, rel=None, fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas path A B`: the shortest typed path (exit 1 when there is none)."""
+    from . import render
+
+    def build():
+        value = path_value(_atlas(data_dir), a, b, rel)
+        code = 1 if not value["steps"] and value["from"] != value["to"] else 0
+        return answer(fmt, value, lambda d: render.path(d["from"], d["to"], d["steps"]), code)
+    return _or_no_match(fmt, "en", build)
+
+
+def questions(terms=(), show_answers: bool = False, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas questions [TERMS]`: the six-question matrix."""
+    from . import queries, render
+
+    def build():
+        atlas = _atlas(data_dir)
+        chosen = [queries.resolve(atlas, t) for t in terms]
+        result = queries.questions(atlas, chosen or None)
+        return answer(fmt, result, lambda r: render.questions(r, lang, show_answers or bool(terms)))
+    return _or_no_match(fmt, lang, build)
+
+
+def compare_value(atlas, terms) -> list:
+    from . import queries
+
+    return queries.compare(atlas, [queries.resolve(atlas, t) for t in terms])
+
+
+def compare(terms, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas compare A B ...`: concepts side by side."""
+    from . import render
+
+    return _or_no_match(fmt, lang, lambda: answer(fmt, compare_value(_atlas(data_dir), terms),
+                                                  lambda r: render.compare(r, lang)))
+
+
+def flow(name: str | None = None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas flow [NAME]`: the flows, or one as ordered steps."""
+    from . import queries, render
+
+    if name is None:
+        return answer(fmt, queries.flows(_atlas(data_dir)), lambda r: render.flows(r, lang))
+    atlas, index = _searchable(data_dir)
+    return answer(fmt, queries.flow(atlas, name, index), lambda r: render.flow(r, lang))
+
+
+def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas claims [TOPIC]`: the claims, or those for a topic, ranked (exit 1 when none)."""
+    from . import queries, render
+
+    if topic is None:
+        return answer(fmt, queries.claims(_atlas(data_dir), None, status), lambda r: render.claims(r, lang))
+    atlas, index = _searchable(data_dir)
+    rows = queries.claims_topic(atlas, index, topic, status)
+    if not rows and fmt != "json":
+        return Answer("", f'no claims match "{topic}"' + (f" with status {status}" if status else ""), 1)
+    return answer(fmt, rows, lambda r: render.claims(r, lang), 0 if rows else 1)
+
+
+def repo(ident: str | None = None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas repo [ID]`: the repositories, or one with its harvest."""
+    from . import queries, render
+
+    if not ident:
+        return answer(fmt, queries.repos(_atlas(data_dir)), lambda r: render.repos(r, lang))
+    atlas, index = _searchable(data_dir)
+    r = queries.find_repo(atlas, ident)
+    if r is None:
+        raise _no_repo(atlas, index, ident)
+    return answer(fmt, queries.repo(atlas, r), lambda d: render.repo(d, lang))
+
+
+def _no_repo(atlas, index, ident: str):
+    from .errors import AtlasError, Location
+    from .text import suggest
+
+    close = [h["id"] for h in index.search(ident, types={"repo"}, limit=5)]
+    close += [x for x in suggest(ident, {r.id: r.id for r in atlas.repositories}, 5) if x not in close]
+    named = [x for x in atlas.repositories if x.id.lower().split("/", 1)[-1] == ident.strip().lower()]
+    message = f'several repositories are named "{ident}"' if len(named) > 1 else f'no repository "{ident}"'
+    return AtlasError(message, Location("repo"),
+                      ("closest: " + ", ".join(close[:5])) if close else "run `atlas repo` to list them")

@@ -57,10 +57,11 @@ class AtlasError(Exception):
 
 
 class NoMatch(AtlasError):
-    """A name that matched no record (or several): carries the closest records as `rows`
+    """A name (`term`) that matched no record, or several: carries the closest records as `rows`
     (plain dicts with id, kind and name), which every front end prints as "did you mean"."""
 
     def __init__(self, message: str, location: Location | str | None = None, hint: str = "",
-                 rows: list[dict] | None = None):
+                 rows: list[dict] | None = None, term: str = ""):
         super().__init__(message, location, hint)
         self.rows = rows or []
+        self.term = term

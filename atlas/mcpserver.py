@@ -13,7 +13,7 @@ nothing into data/, and never reaches the network (SPARQL SERVICE is refused).
 import re
 from datetime import date
 
-from . import markdown, queries
+from . import commands, markdown, queries
 from .errors import AtlasError, Location, NoMatch
 from .output import to_json
 
@@ -103,17 +103,15 @@ class AtlasTools:
     def compare(self, terms: list[str]):
         if len(terms) < 2:
             raise AtlasError("compare needs at least two concepts", Location("terms"))
-        return queries.compare(self.atlas, [self.concept(t) for t in terms])
+        return commands.compare_value(self.atlas, terms)
 
     def related(self, term: str, relation: str | None = None, depth: int = 1):
         if not 1 <= depth <= 10:
             raise AtlasError(f"depth {depth} is out of range", Location("depth"), "use 1 to 10")
-        c = self.concept(term)
-        return {"id": c.id, "related": queries.related(self.atlas, c, relation, depth)}
+        return commands.related_value(self.atlas, term, relation, depth)
 
     def path(self, a: str, b: str):
-        ca, cb = self.concept(a), self.concept(b)
-        return {"from": ca.id, "to": cb.id, "steps": queries.path(self.atlas, ca, cb)}
+        return commands.path_value(self.atlas, a, b)
 
     def claims(self, topic: str | None = None, status: str | None = None):
         c = self.concept(topic) if topic else None

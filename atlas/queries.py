@@ -108,7 +108,7 @@ def resolve(atlas: Atlas, term: str) -> Concept:
         several = len(prefix_owners(atlas, term)) > 1
         message = f'"{term}" is ambiguous: several concepts have names starting with it' if several \
             else f'no concept matches "{term}"'
-        raise NoMatch(message, Location("query"), hint, hints)
+        raise NoMatch(message, Location("query"), hint, hints, term)
     return c
 
 

@@ -1,6 +1,6 @@
 """`atlas refresh` with nothing new, on the bundled atlas, against `python -c pass` (one run).
 
-Target (issue 4): <= 5x. Needs clones of the atlas's repositories: ATLAS_REPOS=/path/to/clones.
+Target: <= 5x. Needs clones of the atlas's repositories: ATLAS_REPOS=/path/to/clones.
 Run: ATLAS_REPOS=... python bench/bench_refresh_noop.py
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A simple SELECT through `atlas query --sparql` against `python -c pass`, in one run.
 
-Target (issue 6): ratio <= 10 on the bundled atlas. Run: python bench/bench_sparql.py
+Target: ratio <= 10 on the bundled atlas. Run: python bench/bench_sparql.py
 """
 from __future__ import annotations
 

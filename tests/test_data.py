@@ -1,4 +1,4 @@
-"""Gates over the real data/ (issue 3): it validates, every card is complete in both languages,
+"""Gates over the real data/: it validates, every card is complete in both languages,
 communicating kinds answer a question, everything has evidence and a relation, and every bold term of
 the seed's English reading (and its Chinese counterpart) resolves through `atlas query`."""
 from __future__ import annotations

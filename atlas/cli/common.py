@@ -38,16 +38,6 @@ def get_atlas(data_dir):
     return load_atlas(data_dir)
 
 
-def get_searchable(data_dir):
-    """(atlas, search index) of the compiled index; the search index is read from the cache."""
-    from ..index import load_keyed
-    from ..search import open_index
-
-    materialise, key = load_keyed(data_dir, lazy=True)
-    atlas = materialise()
-    return atlas, open_index(key, lambda: atlas)
-
-
 def emit_json(obj) -> None:
     click.echo(to_json(obj))
 

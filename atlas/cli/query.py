@@ -1,13 +1,11 @@
 """Query commands: query, related, path, questions, compare, flow, claims, repo."""
 from __future__ import annotations
 
-import sys
 
 import click
 
-from .. import commands, queries, render
-from ..errors import AtlasError, Location, NoMatch
-from .common import common_options, emit, finish, get_atlas, get_searchable, lang_option, table_option
+from .. import commands, queries
+from .common import common_options, finish, lang_option, table_option
 
 LANG = lang_option
 
@@ -26,13 +24,6 @@ AS_OF = click.option("--as-of", callback=_date, default=None, metavar="DATE",
                      help="Show the atlas as visible on DATE (YYYY-MM-DD): concepts whose first "
                           "sighting is later are MARKED 'not yet visible' (never hidden); concepts "
                           "without any sighting are marked 'undated'.")
-
-
-def _resolve_or_exit(atlas, term, fmt, lang):
-    try:
-        return queries.resolve(atlas, term)
-    except NoMatch as exc:
-        finish(commands.no_match(exc, term, fmt, lang))
 
 
 @click.command(context_settings={"ignore_unknown_options": False})
@@ -95,10 +86,7 @@ def related(term, rel, depth, lang, data_dir, fmt):
     Example:
       atlas related udma --depth 2
     """
-    atlas = get_atlas(data_dir)
-    c = _resolve_or_exit(atlas, term, fmt, lang)
-    rows = queries.related(atlas, c, rel, depth)
-    emit(fmt, {"id": c.id, "related": rows}, lambda d: render.related({"id": c.id}, rows, lang))
+    finish(commands.related(term, rel, depth, lang, fmt, data_dir))
 
 
 @click.command()
@@ -113,14 +101,7 @@ def path(a, b, rel, data_dir, fmt):
     Example:
       atlas path use-ascend-direct hccs
     """
-    atlas = get_atlas(data_dir)
-    ca = _resolve_or_exit(atlas, a, fmt, "en")
-    cb = _resolve_or_exit(atlas, b, fmt, "en")
-    steps = queries.path(atlas, ca, cb, rel)
-    emit(fmt, {"from": ca.id, "to": cb.id, "steps": steps},
-         lambda d: render.path(ca.id, cb.id, steps))
-    if not steps and ca.id != cb.id:
-        sys.exit(1)
+    finish(commands.path(a, b, rel, fmt, data_dir))
 
 
 @click.command()
@@ -140,10 +121,7 @@ def questions(terms, show_answers, lang, data_dir, fmt):
       atlas questions
       atlas questions hccs hccl ascend-shmem udma aiv-direct-drive
     """
-    atlas = get_atlas(data_dir)
-    chosen = [_resolve_or_exit(atlas, t, fmt, lang) for t in terms]
-    result = queries.questions(atlas, chosen or None)
-    emit(fmt, result, lambda r: render.questions(r, lang, show_answers or bool(terms)))
+    finish(commands.questions(terms, show_answers, lang, fmt, data_dir))
 
 
 @click.command()
@@ -160,9 +138,7 @@ def compare(terms, lang, data_dir, fmt):
     """
     if len(terms) < 2:
         raise click.UsageError("compare needs at least two concepts")
-    atlas = get_atlas(data_dir)
-    chosen = [_resolve_or_exit(atlas, t, fmt, lang) for t in terms]
-    emit(fmt, queries.compare(atlas, chosen), lambda r: render.compare(r, lang))
+    finish(commands.compare(terms, lang, fmt, data_dir))
 
 
 @click.command()
@@ -181,11 +157,7 @@ def flow(name, lang, data_dir, fmt):
       atlas flow minimal-shmem-link
       atlas flow DualPath
     """
-    if not name:
-        emit(fmt, queries.flows(get_atlas(data_dir)), lambda r: render.flows(r, lang))
-        return
-    atlas, index = get_searchable(data_dir)
-    emit(fmt, queries.flow(atlas, " ".join(name), index), lambda r: render.flow(r, lang))
+    finish(commands.flow(" ".join(name) if name else None, lang, fmt, data_dir))
 
 
 @click.command()
@@ -206,18 +178,7 @@ def claims(topic, status, lang, data_dir, fmt):
       atlas claims "tail latency"
       atlas claims --status hypothesis
     """
-    if not topic:
-        emit(fmt, queries.claims(get_atlas(data_dir), None, status), lambda r: render.claims(r, lang))
-        return
-    text = " ".join(topic)
-    atlas, index = get_searchable(data_dir)
-    rows = queries.claims_topic(atlas, index, text, status)
-    if not rows and fmt != "json":
-        click.echo(f'no claims match "{text}"' + (f" with status {status}" if status else ""), err=True)
-        sys.exit(1)
-    emit(fmt, rows, lambda r: render.claims(r, lang))
-    if not rows:
-        sys.exit(1)
+    finish(commands.claims(" ".join(topic) if topic else None, status, lang, fmt, data_dir))
 
 
 @click.command()
@@ -235,19 +196,4 @@ def repo(ident, lang, data_dir, fmt):
       atlas repo
       atlas repo hicann/shmem
     """
-    if not ident:
-        emit(fmt, queries.repos(get_atlas(data_dir)), lambda r: render.repos(r, lang))
-        return
-    atlas, index = get_searchable(data_dir)
-    r = queries.find_repo(atlas, ident)
-    if r is None:
-        from ..text import suggest
-
-        close = [h["id"] for h in index.search(ident, types={"repo"}, limit=5)]
-        close += [x for x in suggest(ident, {r.id: r.id for r in atlas.repositories}, 5) if x not in close]
-        named = [x for x in atlas.repositories if x.id.lower().split("/", 1)[-1] == ident.strip().lower()]
-        message = f'several repositories are named "{ident}"' if len(named) > 1 else \
-            f'no repository "{ident}"'
-        raise AtlasError(message, Location("repo"),
-                         ("closest: " + ", ".join(close[:5])) if close else "run `atlas repo` to list them")
-    emit(fmt, queries.repo(atlas, r), lambda d: render.repo(d, lang))
+    finish(commands.repo(ident, lang, fmt, data_dir))
