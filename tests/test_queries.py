@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from atlas import queries
-from atlas.errors import AtlasError
+from atlas.errors import AtlasError, NoMatch
 
 
 @pytest.mark.parametrize("term, expected", [
@@ -26,8 +26,9 @@ def test_resolution(mini_atlas, term, expected):
 
 
 def test_ambiguous_prefix_gives_suggestions(mini_atlas):
-    with pytest.raises(AtlasError) as info:
+    with pytest.raises(NoMatch) as info:
         queries.resolve(mini_atlas, "lib")
+    assert isinstance(info.value, AtlasError) and info.value.term == "lib"
     assert {s["id"] for s in info.value.rows} >= {"lib-c", "lib-s"}
 
 
