@@ -67,7 +67,8 @@ def _printed(answer):
 WORDS = ["bus-x", "ｂｘ", "测试总线", "lib-s", "lib", "Unified", "test", "doorbell", "对称", "偏移", "collective",
          "library", "甲卡", "bux-x", "zzzq", "kind:library", "-s", "--", "--as-of", "2024-01-01"]
 OPTS = [["--lang", v] for v in ("en", "zh", "all", "fr")] + [["--format", v] for v in ("text", "json", "yaml")] + \
-    [["--lang"], ["--format"], ["--results", "csv"]]
+    [["--lang"], ["--format"], ["--results", "csv"], ["--results", "json"],
+     ["--sparql", "SELECT ?c WHERE { ?c atlas:answersQuestion question:link } ORDER BY ?c"], ["--sparql", "SELEC"]]
 
 
 @st.composite
@@ -80,7 +81,8 @@ def query_argv(draw, data):
 
 
 def test_launcher_and_click_print_the_same_for_random_command_lines(mini, monkeypatch):
-    """Random `atlas query ...` lines through the launcher and through click, in-process."""
+    """Random `atlas query ...` lines (cards, searches, misses, filters, SPARQL, bad options) through
+    the launcher and through click, in-process."""
     monkeypatch.setenv("COLUMNS", "100")
     fast_count = []
 
