@@ -250,31 +250,13 @@ def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
         ctx.error(node, "bad-evidence", f"{what} needs exactly one of pin or url")
         return None
     if "pin" in f:
-        raw = _str(ctx, f["pin"], f"{what} pin")
-        if raw is None:
+        ev.pin = _pin(ctx, f["pin"], what)
+        if ev.pin is None:
             return None
-        pin = Pin.parse(raw)
-        if pin is None:
-            ctx.error(f["pin"], "bad-pin", f"malformed pin {raw!r}",
-                      "write owner/repo@<40-hex sha>:<path>#L<a> or ...#L<a>-L<b>")
-            return None
-        if not SHA_RE.match(pin.sha):
-            ctx.error(f["pin"], "bad-sha", f"pin sha {pin.sha!r} is not 40 lowercase hex digits",
-                      "give the full commit id you opened; never shorten or invent one")
-            return None
-        if pin.start < 1 or pin.end < pin.start:
-            ctx.error(f["pin"], "bad-pin", f"pin line range L{pin.start}-L{pin.end} is empty")
-            return None
-        ev.pin = pin
-        ctx.ref("repo", pin.repo, f["pin"], "evidence pin repository")
     else:
-        url = _str(ctx, f["url"], f"{what} url")
-        if url is None:
+        ev.url = _url(ctx, f["url"], what)
+        if ev.url is None:
             return None
-        if not url.startswith(("https://", "http://")):
-            ctx.error(f["url"], "bad-url", f"evidence url {url!r} is not an http(s) URL")
-            return None
-        ev.url = url
     if "supports" in f:
         ev.supports = _text(ctx, f["supports"], f"{what} supports", required=False)
     if "symbol" in f:
@@ -282,6 +264,37 @@ def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
     if "confidence" in f:
         ev.confidence = _enum(ctx, f["confidence"], f"{what} confidence", CONFIDENCES) or ""
     return ev
+
+
+def _pin(ctx: _Ctx, node, what: str) -> Pin | None:
+    """A source pin `owner/repo@<40-hex sha>:<path>#L<a>-L<b>`; its repository is a reference."""
+    raw = _str(ctx, node, f"{what} pin")
+    if raw is None:
+        return None
+    pin = Pin.parse(raw)
+    if pin is None:
+        ctx.error(node, "bad-pin", f"malformed pin {raw!r}",
+                  "write owner/repo@<40-hex sha>:<path>#L<a> or ...#L<a>-L<b>")
+        return None
+    if not SHA_RE.match(pin.sha):
+        ctx.error(node, "bad-sha", f"pin sha {pin.sha!r} is not 40 lowercase hex digits",
+                  "give the full commit id you opened; never shorten or invent one")
+        return None
+    if pin.start < 1 or pin.end < pin.start:
+        ctx.error(node, "bad-pin", f"pin line range L{pin.start}-L{pin.end} is empty")
+        return None
+    ctx.ref("repo", pin.repo, node, "evidence pin repository")
+    return pin
+
+
+def _url(ctx: _Ctx, node, what: str) -> str | None:
+    url = _str(ctx, node, f"{what} url")
+    if url is None:
+        return None
+    if not url.startswith(("https://", "http://")):
+        ctx.error(node, "bad-url", f"evidence url {url!r} is not an http(s) URL")
+        return None
+    return url
 
 
 def _evidence_list(ctx: _Ctx, node, what: str) -> list[Evidence]:
@@ -391,10 +404,7 @@ def _concept_text(key: str):
 
 
 def _concept_hardware(ctx: _Ctx, c: Concept, node) -> None:
-    for value, item in _str_list(ctx, node, "hardware"):
-        c.hardware.append(value)
-        if value != "any":
-            ctx.ref("hardware", value, item, "hardware scope")
+    c.hardware.extend(_hardware(ctx, node, "hardware scope"))
 
 
 def _concept_hardware_note(ctx: _Ctx, c: Concept, node) -> None:
@@ -473,29 +483,46 @@ def parse_repository(ctx: _Ctx, node) -> Repository | None:
         return None
     r = Repository(rid, loc=ctx.loc(node))
     if "urls" in f:
-        r.urls = [v for v, _ in _str_list(ctx, f["urls"], "urls")]
-        for value, item in _str_list(ctx, f["urls"], "urls"):
-            if not value.startswith("https://"):
-                ctx.error(item, "bad-url", f"repository url {value!r} is not an https URL")
+        r.urls = _repo_urls(ctx, f["urls"])
     if "purpose" in f:
         r.purpose = _text(ctx, f["purpose"], "purpose")
     if "hardware" in f:
-        for value, item in _str_list(ctx, f["hardware"], "hardware"):
-            r.hardware.append(value)
-            if value != "any":
-                ctx.ref("hardware", value, item, "repository hardware scope")
+        r.hardware.extend(_hardware(ctx, f["hardware"], "repository hardware scope"))
     if "status" in f:
         r.status = _enum(ctx, f["status"], "repository status", REPO_STATUSES) or "active"
-    for key in ("branch", "mirror_of"):
-        if key in f:
-            setattr(r, key, _str(ctx, f[key], key) or "")
-    if "migrated_from" in f:
-        r.migrated_from = [v for v, _ in _str_list(ctx, f["migrated_from"], "migrated_from")]
+    _repo_history(ctx, r, f)
     if "note" in f:
         r.note = _text(ctx, f["note"], "repository note", required=False)
     if "evidence" in f:
         r.evidence = _evidence_list(ctx, f["evidence"], "repository evidence")
     return r
+
+
+def _repo_history(ctx: _Ctx, r: Repository, f: dict) -> None:
+    """Branch, mirror and migration of a repository."""
+    for key in ("branch", "mirror_of"):
+        if key in f:
+            setattr(r, key, _str(ctx, f[key], key) or "")
+    if "migrated_from" in f:
+        r.migrated_from = [v for v, _ in _str_list(ctx, f["migrated_from"], "migrated_from")]
+
+
+def _repo_urls(ctx: _Ctx, node) -> list[str]:
+    items = _str_list(ctx, node, "urls")
+    for value, item in items:
+        if not value.startswith("https://"):
+            ctx.error(item, "bad-url", f"repository url {value!r} is not an https URL")
+    return [v for v, _ in items]
+
+
+def _hardware(ctx: _Ctx, node, what: str) -> list[str]:
+    """A hardware scope: "any", or hardware concepts (each a reference checked later)."""
+    values = []
+    for value, item in _str_list(ctx, node, "hardware"):
+        values.append(value)
+        if value != "any":
+            ctx.ref("hardware", value, item, what)
+    return values
 
 
 def parse_claim(ctx: _Ctx, node) -> Claim | None:
@@ -543,46 +570,61 @@ def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
         flow.evidence = _evidence_list(ctx, f["evidence"], "flow evidence")
     step_ids: dict[str, object] = {}
     for item in _list(ctx, f.get("steps"), "steps") if "steps" in f else []:
-        sf = _fields(ctx, item, "a flow step", ("id", "label", "actor", "concepts", "source", "note"),
-                     ("id", "label", "actor"))
-        if sf is None or "id" not in sf:
-            continue
-        sid = _id(ctx, sf["id"], "step id")
-        if sid is None:
-            continue
-        if sid in step_ids:
-            ctx.error(sf["id"], "duplicate-id", f'step "{sid}" appears twice in flow "{fid}"')
-            continue
-        step_ids[sid] = item
-        step = FlowStep(sid, Text(), "", loc=ctx.loc(item))
-        if "label" in sf:
-            step.label = _text(ctx, sf["label"], "step label")
-        if "actor" in sf:
-            step.actor = _str(ctx, sf["actor"], "step actor") or ""
-        if "concepts" in sf:
-            for value, cnode in _str_list(ctx, sf["concepts"], "step concepts"):
-                step.concepts.append(value)
-                ctx.ref("concept", value, cnode, f'concept of step "{sid}"')
-        if "source" in sf:
-            step.source = _evidence(ctx, sf["source"], f'source of step "{sid}"')
-        if "note" in sf:
-            step.note = _text(ctx, sf["note"], "step note", required=False)
-        flow.steps.append(step)
+        step = _flow_step(ctx, item, fid, step_ids)
+        if step is not None:
+            flow.steps.append(step)
     for item in _list(ctx, f.get("edges"), "edges") if "edges" in f else []:
-        ef = _fields(ctx, item, "a flow edge", ("from", "to", "type", "label"), ("from", "to", "type"))
-        if ef is None or not {"from", "to", "type"} <= set(ef):
-            continue
-        src = _str(ctx, ef["from"], "edge from")
-        dst = _str(ctx, ef["to"], "edge to")
-        etype = _enum(ctx, ef["type"], "edge type", EDGE_TYPES)
-        for end, node_ in ((src, ef["from"]), (dst, ef["to"])):
-            if end is not None and end not in step_ids:
-                ctx.error(node_, "unknown-ref", f'edge end "{end}" is not a step of flow "{fid}"',
-                          _did_you_mean(end, step_ids))
-        if src in step_ids and dst in step_ids and etype:
-            label = _str(ctx, ef["label"], "edge label") if "label" in ef else ""
-            flow.edges.append(FlowEdge(src, dst, etype, label or "", loc=ctx.loc(item)))
+        edge = _flow_edge(ctx, item, fid, step_ids)
+        if edge is not None:
+            flow.edges.append(edge)
     return flow
+
+
+def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
+    """One step of flow `fid`; its id is added to `step_ids` (a repeated id is an error)."""
+    sf = _fields(ctx, item, "a flow step", ("id", "label", "actor", "concepts", "source", "note"),
+                 ("id", "label", "actor"))
+    if sf is None or "id" not in sf:
+        return None
+    sid = _id(ctx, sf["id"], "step id")
+    if sid is None:
+        return None
+    if sid in step_ids:
+        ctx.error(sf["id"], "duplicate-id", f'step "{sid}" appears twice in flow "{fid}"')
+        return None
+    step_ids[sid] = item
+    step = FlowStep(sid, Text(), "", loc=ctx.loc(item))
+    if "label" in sf:
+        step.label = _text(ctx, sf["label"], "step label")
+    if "actor" in sf:
+        step.actor = _str(ctx, sf["actor"], "step actor") or ""
+    if "concepts" in sf:
+        for value, cnode in _str_list(ctx, sf["concepts"], "step concepts"):
+            step.concepts.append(value)
+            ctx.ref("concept", value, cnode, f'concept of step "{sid}"')
+    if "source" in sf:
+        step.source = _evidence(ctx, sf["source"], f'source of step "{sid}"')
+    if "note" in sf:
+        step.note = _text(ctx, sf["note"], "step note", required=False)
+    return step
+
+
+def _flow_edge(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowEdge | None:
+    """One edge of flow `fid` between two of its steps."""
+    ef = _fields(ctx, item, "a flow edge", ("from", "to", "type", "label"), ("from", "to", "type"))
+    if ef is None or not {"from", "to", "type"} <= set(ef):
+        return None
+    src = _str(ctx, ef["from"], "edge from")
+    dst = _str(ctx, ef["to"], "edge to")
+    etype = _enum(ctx, ef["type"], "edge type", EDGE_TYPES)
+    for end, node_ in ((src, ef["from"]), (dst, ef["to"])):
+        if end is not None and end not in step_ids:
+            ctx.error(node_, "unknown-ref", f'edge end "{end}" is not a step of flow "{fid}"',
+                      _did_you_mean(end, step_ids))
+    if src in step_ids and dst in step_ids and etype:
+        label = _str(ctx, ef["label"], "edge label") if "label" in ef else ""
+        return FlowEdge(src, dst, etype, label or "", loc=ctx.loc(item))
+    return None
 
 
 _SIGHTING_KEYS = ("concept", "repo", "method", "value", "found", "sha", "committer_date",
@@ -599,47 +641,61 @@ def parse_timeline(ctx: _Ctx, node) -> tuple[list[Sighting], list[RepoHarvest], 
     cutoff = _date(ctx, f["cutoff"], "timeline cutoff") if "cutoff" in f else ""
     harvests = []
     for item in _list(ctx, f.get("repositories"), "repositories") if "repositories" in f else []:
-        hf = _fields(ctx, item, "a harvested repository", _HARVEST_KEYS, ("repo", "head"))
-        if not hf or "repo" not in hf:
-            continue
-        h = RepoHarvest(repo="", head="", branch="", cutoff="", cutoff_head="", harvested_at="",
-                        loc=ctx.loc(item))
-        for key, value_node in hf.items():
-            if key == "commits":
-                h.commits = _int(ctx, value_node, key) or 0
-            elif key == "shallow":
-                h.shallow = bool(_bool(ctx, value_node, key))
-            elif key == "skipped_paths":
-                h.skipped_paths = [v for v, _ in _str_list(ctx, value_node, key)]
-            else:
-                setattr(h, key, _str(ctx, value_node, key) or "")
-        _check_shas(ctx, hf, ("head", "cutoff_head"))
-        ctx.ref("repo", h.repo, hf["repo"], "harvested repository")
-        harvests.append(h)
+        h = _harvest_row(ctx, item)
+        if h is not None:
+            harvests.append(h)
     sightings = []
     for item in _list(ctx, f.get("sightings"), "sightings") if "sightings" in f else []:
-        sf = _fields(ctx, item, "a sighting", _SIGHTING_KEYS, ("concept", "repo", "method", "value", "found"))
-        if not sf or not {"concept", "repo", "method", "value", "found"} <= set(sf):
-            continue
-        s = Sighting(concept="", repo="", method="term", value="", found=False, loc=ctx.loc(item))
-        for key, value_node in sf.items():
-            if key == "found":
-                s.found = bool(_bool(ctx, value_node, key))
-            elif key == "method":
-                s.method = _enum(ctx, value_node, "sighting method", METHODS) or "term"
-            elif key == "precision":
-                s.precision = _enum(ctx, value_node, "sighting precision", PRECISIONS) or "exact"
-            else:
-                setattr(s, key, _str(ctx, value_node, key) or "")
-        _check_shas(ctx, sf, ("sha", "mainline", "introduced", "head"))
-        for key in ("committer_date", "author_date", "introduced_date"):
-            if key in sf and getattr(s, key) and not DATE_RE.match(getattr(s, key)[:10]):
-                ctx.error(sf[key], "bad-date", f"{key} {getattr(s, key)!r} is not a date")
-        if s.found and not s.sha:
-            ctx.error(item, "missing-field", "a found sighting needs a sha")
-        ctx.ref("concept", s.concept, sf["concept"], "sighting concept")
-        sightings.append(s)
+        sighting = _sighting(ctx, item)
+        if sighting is not None:
+            sightings.append(sighting)
     return sightings, harvests, cutoff or ""
+
+
+def _harvest_row(ctx: _Ctx, item) -> RepoHarvest | None:
+    """One harvested repository of the timeline: its head, cut-off and counts."""
+    hf = _fields(ctx, item, "a harvested repository", _HARVEST_KEYS, ("repo", "head"))
+    if not hf or "repo" not in hf:
+        return None
+    h = RepoHarvest(repo="", head="", branch="", cutoff="", cutoff_head="", harvested_at="",
+                    loc=ctx.loc(item))
+    for key, value_node in hf.items():
+        if key == "commits":
+            h.commits = _int(ctx, value_node, key) or 0
+        elif key == "shallow":
+            h.shallow = bool(_bool(ctx, value_node, key))
+        elif key == "skipped_paths":
+            h.skipped_paths = [v for v, _ in _str_list(ctx, value_node, key)]
+        else:
+            setattr(h, key, _str(ctx, value_node, key) or "")
+    _check_shas(ctx, hf, ("head", "cutoff_head"))
+    ctx.ref("repo", h.repo, hf["repo"], "harvested repository")
+    return h
+
+
+def _sighting(ctx: _Ctx, item) -> Sighting | None:
+    """One sighting of the timeline: a probe found (or not) on a repository's mainline."""
+    sf = _fields(ctx, item, "a sighting", _SIGHTING_KEYS, ("concept", "repo", "method", "value", "found"))
+    if not sf or not {"concept", "repo", "method", "value", "found"} <= set(sf):
+        return None
+    s = Sighting(concept="", repo="", method="term", value="", found=False, loc=ctx.loc(item))
+    for key, value_node in sf.items():
+        if key == "found":
+            s.found = bool(_bool(ctx, value_node, key))
+        elif key == "method":
+            s.method = _enum(ctx, value_node, "sighting method", METHODS) or "term"
+        elif key == "precision":
+            s.precision = _enum(ctx, value_node, "sighting precision", PRECISIONS) or "exact"
+        else:
+            setattr(s, key, _str(ctx, value_node, key) or "")
+    _check_shas(ctx, sf, ("sha", "mainline", "introduced", "head"))
+    for key in ("committer_date", "author_date", "introduced_date"):
+        if key in sf and getattr(s, key) and not DATE_RE.match(getattr(s, key)[:10]):
+            ctx.error(sf[key], "bad-date", f"{key} {getattr(s, key)!r} is not a date")
+    if s.found and not s.sha:
+        ctx.error(item, "missing-field", "a found sighting needs a sha")
+    ctx.ref("concept", s.concept, sf["concept"], "sighting concept")
+    return s
 
 
 def _check_shas(ctx: _Ctx, f: dict, keys) -> None:
