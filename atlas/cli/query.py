@@ -15,12 +15,10 @@ LANG = click.option("--lang", type=click.Choice(["en", "zh", "all"]), default="e
 
 
 def _date(ctx, param, value):
-    if value is None:
-        return None
-    import re
+    from ..text import day
 
-    if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
-        raise click.BadParameter("use YYYY-MM-DD", ctx=ctx, param=param)
+    if value is not None and day(value) is None:
+        raise click.BadParameter(f"{value!r} is not a day (use YYYY-MM-DD)", ctx=ctx, param=param)
     return value
 
 
