@@ -250,7 +250,7 @@ def _term(t) -> dict:
     return out
 
 
-def _check_url(url: str, where: str = "--endpoint"):
+def check_url(url: str, where: str = "--endpoint"):
     """The parts of an http(s) URL, or a clear refusal (no traceback for `http://[::1/q`, a line
     break or a space in the URL, a port out of range)."""
     import urllib.parse
@@ -280,7 +280,7 @@ def _http(method: str, url: str, body: bytes, headers: dict, timeout: float, whe
     import socket
     import threading
 
-    parts, host, port = _check_url(url, where)
+    parts, host, port = check_url(url, where)
     cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     conn = cls(host, port, timeout=timeout)
     expired = threading.Event()
@@ -325,7 +325,7 @@ def _http(method: str, url: str, body: bytes, headers: dict, timeout: float, whe
 
 def run_endpoint(query: str, url: str, timeout: float = TIMEOUT, where: str = "query",
                  allow_service: bool = False) -> dict:
-    _check_url(url)
+    check_url(url)
     guard(query, where, allow_service)
     full, _ = with_prefixes(query)
     _, body = _http("POST", url, full.encode("utf-8"), {
@@ -348,7 +348,7 @@ def load_endpoint(nt_text: str, url: str, graph: str | None = None, timeout: flo
     """PUT the atlas into a Graph Store Protocol endpoint (replacing that graph); return the status."""
     import urllib.parse
 
-    _check_url(url, "--to-endpoint")
+    check_url(url, "--to-endpoint")
     sep = "&" if "?" in url else "?"
     target = url + sep + ("graph=" + urllib.parse.quote(graph, safe="") if graph else "default")
     status, _ = _http("PUT", target, nt_text.encode("utf-8"), {"Content-Type": "application/n-triples"},

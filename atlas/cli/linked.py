@@ -64,6 +64,10 @@ def export(fmt, output, to_endpoint, graph, data_dir):
     from ..index import load_atlas
     from ..rdf import build_graph, serialize
 
+    if to_endpoint:
+        from ..sparql import check_url
+
+        check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
     atlas = load_atlas(data_dir)
     g = build_graph(atlas, resolve_data_dir(data_dir) / "ontology.ttl")
     if to_endpoint:
