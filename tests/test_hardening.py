@@ -141,8 +141,27 @@ def test_embedded_query_stops_at_the_time_limit(mini):
     err = r.stderr.decode()
     assert r.returncode == 1 and "the time limit, --timeout" in err and "longer than 1 s" in err, err
     assert took < 30  # the product has ~10^10 rows: only the deadline ends it
-    # no child is left behind: the process group has no other member
     assert "Traceback" not in err
+
+
+def _children() -> set:
+    me = os.getpid()
+    return set(Path(f"/proc/{me}/task/{me}/children").read_text().split())
+
+
+def test_the_killed_query_leaves_no_process_behind(mini):
+    from atlas.index import load_keyed
+    from atlas.sparql import nt_cache
+
+    load, key = load_keyed(mini, lazy=True)
+    nt = nt_cache(load, key, mini)
+    before = _children()
+    with pytest.raises(AtlasError, match="the time limit"):
+        sparql.run_embedded("SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }", nt,
+                            timeout=0.5)
+    assert _children() == before
+    assert sparql.run_embedded("ASK { ?s ?p ?o }", nt) == {"type": "boolean", "boolean": True}
+    assert _children() == before
 
 
 def test_embedded_query_stops_at_the_row_limit(mini):
