@@ -50,27 +50,35 @@ def _where(bare: str, start: int, where: str) -> Location:
 
 def guard(query: str, where: str = "query", allow_service: bool = False) -> None:
     """Refuse SPARQL Update (INSERT, DELETE, LOAD, CLEAR, DROP, ...) and, unless `allow_service`,
-    SERVICE (a query that would make the store or the endpoint call another server)."""
-    bare = _STRIP.sub(" ", unescape(query))
-    for m in _WORD.finditer(bare):
-        word = m.group(1).upper()
-        if word in UPDATE_WORDS:
-            raise AtlasError(f"{word} is SPARQL Update; the atlas answers read-only queries only",
-                             _where(bare, m.start(), where),
-                             "use SELECT, ASK, CONSTRUCT or DESCRIBE; change data/ and rerun instead")
+    SERVICE (a query that would make the store or the endpoint call another server). Both readings
+    of the text are checked, with escapes decoded and as written, so an escaped quote cannot hide
+    a keyword inside what only looks like a string."""
+    for bare in _views(query):
+        for m in _WORD.finditer(bare):
+            word = m.group(1).upper()
+            if word in UPDATE_WORDS:
+                raise AtlasError(f"{word} is SPARQL Update; the atlas answers read-only queries only",
+                                 _where(bare, m.start(), where),
+                                 "use SELECT, ASK, CONSTRUCT or DESCRIBE; change data/ and rerun instead")
     if not allow_service:
-        refuse_service(query, where, bare)
+        refuse_service(query, where)
 
 
-def refuse_service(query: str, where: str = "query", bare: str | None = None) -> None:
+def _views(query: str) -> list[str]:
+    """The query without strings, IRIs and comments: with escapes decoded, and as written."""
+    decoded = unescape(query)
+    return [_STRIP.sub(" ", decoded)] + ([_STRIP.sub(" ", query)] if decoded != query else [])
+
+
+def refuse_service(query: str, where: str = "query") -> None:
     """SERVICE would send requests over the network (pyoxigraph follows it): refuse it."""
-    bare = _STRIP.sub(" ", unescape(query)) if bare is None else bare
-    m = _SERVICE.search(bare)
-    if m:
-        raise AtlasError("SERVICE would send the query to another server; the atlas answers from "
-                         "its own data only", _where(bare, m.start(), where),
-                         "remove the SERVICE clause (with --endpoint, --allow-service lets the endpoint "
-                         "follow it)")
+    for bare in _views(query):
+        m = _SERVICE.search(bare)
+        if m:
+            raise AtlasError("SERVICE would send the query to another server; the atlas answers from "
+                             "its own data only", _where(bare, m.start(), where),
+                             "remove the SERVICE clause (with --endpoint, --allow-service lets the endpoint "
+                             "follow it)")
 
 
 def with_prefixes(query: str) -> tuple[str, int]:

@@ -131,6 +131,8 @@ def test_update_guard_decodes_unicode_escapes():
         with pytest.raises(AtlasError, match="is SPARQL Update"):
             sparql.guard(q)
     sparql.guard('SELECT * WHERE { ?s ?p "\\u0044ELETE" }')  # inside a string it is text
+    with pytest.raises(AtlasError, match="SERVICE"):  # an escaped quote does not hide it either way
+        sparql.guard('SELECT * { ?s ?p \\u0022 } SERVICE <http://127.0.0.1:9/q> { } #" }')
 
 
 def test_embedded_query_stops_at_the_time_limit(mini):
