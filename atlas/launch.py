@@ -88,21 +88,33 @@ def _write(out: str) -> None:
 def _fast_sparql(argv: list[str]) -> bool:
     """`atlas query --sparql Q [--results R] [--format F] [--data D]` over the embedded store."""
     opts = _options(argv[1:], {"--sparql": None, "--results": ("table", "json", "csv", "tsv"),
-                               "--format": ("text", "json"), "--data": None})
+                               "--format": ("text", "json"), "--data": None, "--timeout": None, "--max-rows": None})
     if opts is None or "--sparql" not in opts:
         return False
     from . import sparql
     from .errors import AtlasError
     from .index import load_keyed
+    from .output import terminal_safe
     from .paths import data_dir as resolve_data_dir
 
     results = opts.get("--results") or ("json" if opts.get("--format") == "json" else "table")
     try:
+        limits = (float(opts.get("--timeout", sparql.QUERY_TIMEOUT)), int(opts.get("--max-rows", sparql.MAX_ROWS)))
+    except ValueError:
+        return False  # click says what is wrong with the number
+    if not (0.1 <= limits[0] <= 3600 and limits[1] >= 1):
+        return False
+    try:
         load, key = load_keyed(opts.get("--data"), lazy=True)
         nt = sparql.nt_cache(load, key, resolve_data_dir(opts.get("--data")))
-        out = sparql.render(sparql.run_embedded(opts["--sparql"], nt), results)
     except AtlasError:
-        return False  # refused or malformed: the full CLI reports it with line and column
+        return False  # bad data: the full CLI reports every problem
+    try:
+        out = sparql.render(sparql.run_embedded(opts["--sparql"], nt, timeout=limits[0], max_rows=limits[1]), results)
+    except AtlasError as exc:  # refused, malformed or over a limit: the message the full CLI prints
+        sys.stderr.write(terminal_safe(f"Error: {exc}") + "\n")
+        sys.exit(1)
+    out = terminal_safe(out)
     _write(out[:-1] if out.endswith("\n") else out)  # CSV / TSV bring their own line break (CRLF)
     return True
 

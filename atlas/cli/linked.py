@@ -8,10 +8,11 @@ import click
 
 from ..errors import AtlasError, Location
 from ..paths import data_dir as resolve_data_dir
+from ..output import terminal_safe
 from .common import data_option
 
 
-def run_sparql(text, path, endpoint, results, data_dir):
+def run_sparql(text, path, endpoint, results, data_dir, limits=None):
     from .. import sparql
     from ..index import load_keyed
 
@@ -22,13 +23,19 @@ def run_sparql(text, path, endpoint, results, data_dir):
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
+    limits = {k: v for k, v in (limits or {}).items() if v is not None}
     if endpoint:
-        result = sparql.run_endpoint(text, endpoint, where=where)
+        result = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
+                                     allow_service=limits.get("allow_service", False))
     else:
+        if limits.get("allow_service"):
+            raise AtlasError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
+                             Location("--allow-service"))
         load, key = load_keyed(data_dir, lazy=True)
         nt = sparql.nt_cache(load, key, resolve_data_dir(data_dir))
-        result = sparql.run_embedded(text, nt, where=where)
-    out = sparql.render(result, results)
+        result = sparql.run_embedded(text, nt, where=where, timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
+                                     max_rows=limits.get("max_rows", sparql.MAX_ROWS))
+    out = terminal_safe(sparql.render(result, results))
     click.echo(out, nl=not out.endswith("\n"))  # CSV / TSV end with their own line break
 
 
@@ -57,6 +64,10 @@ def export(fmt, output, to_endpoint, graph, data_dir):
     from ..index import load_atlas
     from ..rdf import build_graph, serialize
 
+    if to_endpoint:
+        from ..sparql import check_url
+
+        check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
     atlas = load_atlas(data_dir)
     g = build_graph(atlas, resolve_data_dir(data_dir) / "ontology.ttl")
     if to_endpoint:

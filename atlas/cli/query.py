@@ -7,6 +7,7 @@ import click
 
 from .. import queries, render
 from ..errors import AtlasError, Location
+from ..output import terminal_safe
 from .common import common_options, emit, emit_json, get_atlas, get_searchable
 
 LANG = click.option("--lang", type=click.Choice(["en", "zh", "all"]), default="en", show_default=True,
@@ -14,12 +15,10 @@ LANG = click.option("--lang", type=click.Choice(["en", "zh", "all"]), default="e
 
 
 def _date(ctx, param, value):
-    if value is None:
-        return None
-    import re
+    from ..text import day
 
-    if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
-        raise click.BadParameter("use YYYY-MM-DD", ctx=ctx, param=param)
+    if value is not None and day(value) is None:
+        raise click.BadParameter(f"{value!r} is not a day (use YYYY-MM-DD)", ctx=ctx, param=param)
     return value
 
 
@@ -37,7 +36,7 @@ def _resolve_or_exit(atlas, term, fmt, lang):
         if fmt == "json":
             emit_json({"error": exc.message, "query": term, "suggestions": rows})
         else:
-            click.echo(render.suggestions(term, rows, lang, exc.message), err=True)
+            click.echo(terminal_safe(render.suggestions(term, rows, lang, exc.message)), err=True)
         sys.exit(1)
 
 
@@ -51,11 +50,18 @@ def _resolve_or_exit(atlas, term, fmt, lang):
               help="Read the SPARQL query from a file.")
 @click.option("--endpoint", default=None, metavar="URL",
               help="With --sparql: send the query to this SPARQL endpoint instead of the embedded store.")
+@click.option("--allow-service", is_flag=True,
+              help="With --endpoint: let the endpoint follow SERVICE clauses (the embedded store never does).")
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=3600), default=None, metavar="SECONDS",
+              help="Time limit of a SPARQL query (default: 5 s embedded, 10 s for a whole endpoint exchange).")
+@click.option("--max-rows", type=click.IntRange(min=1), default=None,
+              help="Result-size limit of an embedded SPARQL query, in rows or triples (default: 100000).")
 @click.option("--results", type=click.Choice(["table", "json", "csv", "tsv"]), default=None,
               help="SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
                    "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json.")
 @common_options
-def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, data_dir, fmt):
+def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, allow_service, timeout, max_rows, results,
+          data_dir, fmt):
     """Show a concept card, search everything the atlas says, or filter concepts.
 
     When the words name one concept (an id, an English or Chinese name or alias, case- and
@@ -80,7 +86,7 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
         from .linked import run_sparql
 
         run_sparql(sparql, sparql_file, endpoint, results or ("json" if fmt == "json" else "table"),
-                   data_dir)
+                   data_dir, limits={"allow_service": allow_service, "timeout": timeout, "max_rows": max_rows})
         return
     if not terms:
         raise click.UsageError("give a TERM, FILTERs or --sparql (see atlas query --help)")
