@@ -504,3 +504,79 @@ def test_clone_url_safety_and_file_clone(env, tmp_path):
     atlas.reindex()
     rep = run(env, atlas, clone=True, repo_ids=("o/z",))
     assert rep.rows[0].status == "failed" and "no URL" in rep.rows[0].messages[0]
+
+
+# -- headers that follow one another (empty commits, merges with an empty first-parent diff) ---
+
+
+def test_empty_commit_then_merge(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.git("checkout", "-q", "-b", "side")
+    intro = r.commit({"lib/x.c": "EMPTY_MERGE_T\n"}, d(2))
+    r.git("checkout", "-q", "master")
+    empty = r.commit({}, d(3), msg="empty")
+    r.git("merge", "-q", "--no-ff", "-m", "merge", "side", date=d(4))
+    merge = r.head()
+    run(env, atlas_of([("t", Probe("o/r", term="EMPTY_MERGE_T")), ("p", Probe("o/r", path="lib"))]))
+    s = sightings(env)
+    for key in (("t", "EMPTY_MERGE_T"), ("p", "lib")):
+        assert (s[key].sha, s[key].introduced, s[key].precision) == (merge, intro, "exact"), empty
+
+
+def test_empty_commit_then_ordinary_commit(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.commit({}, d(2), msg="empty")
+    c3 = r.commit({"b/c.c": "AFTER_EMPTY_T\n"}, d(3))
+    r.commit({"d.c": "AFTER_EMPTY_T again\n"}, d(4))
+    run(env, atlas_of([("t", Probe("o/r", term="AFTER_EMPTY_T")), ("p", Probe("o/r", path="b"))]))
+    s = sightings(env)
+    assert s[("t", "AFTER_EMPTY_T")].sha == c3 and s[("p", "b")].sha == c3
+
+
+def test_two_empty_commits_in_a_row(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.commit({}, d(2), msg="empty 1")
+    r.commit({}, d(3), msg="empty 2")
+    c4 = r.commit({"b.c": "TWO_EMPTY_T\n"}, d(4))
+    report = run(env, atlas_of([("t", Probe("o/r", term="TWO_EMPTY_T")),
+                                ("p", Probe("o/r", path="b.c"))]))
+    assert report.rows[0].read == 4  # every header is seen, none is swallowed by the one before
+    s = sightings(env)
+    assert s[("t", "TWO_EMPTY_T")].sha == c4 and s[("p", "b.c")].sha == c4
+
+
+def test_empty_root_commit(env):
+    r = Repo(env / "repos")
+    r.commit({}, d(1), msg="empty root")
+    c2 = r.commit({"a.c": "ROOT_EMPTY_T\n"}, d(2))
+    run(env, atlas_of([("t", Probe("o/r", term="ROOT_EMPTY_T")), ("p", Probe("o/r", path="a.c"))]))
+    s = sightings(env)
+    for key in (("t", "ROOT_EMPTY_T"), ("p", "a.c")):
+        assert (s[key].sha, s[key].precision) == (c2, "exact")
+
+
+def test_merge_with_empty_first_parent_diff(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.git("checkout", "-q", "-b", "side")
+    r.commit({"s.c": "side only\n"}, d(2))
+    r.git("checkout", "-q", "master")
+    r.git("merge", "-q", "--no-ff", "-s", "ours", "-m", "ours", "side", date=d(3))
+    ours = r.head()
+    assert git(r.path, "diff", f"{ours}^1", ours) == ""
+    r.git("checkout", "-q", "-b", "side2")
+    intro = r.commit({"n/x.c": "AFTER_OURS_T\n"}, d(4))
+    r.git("checkout", "-q", "master")
+    r.git("merge", "-q", "--no-ff", "-m", "merge 2", "side2", date=d(5))
+    merge2 = r.head()
+    c6 = r.commit({"z.c": "PLAIN_AFTER_T\n"}, d(6))
+    run(env, atlas_of([("t", Probe("o/r", term="AFTER_OURS_T")), ("p", Probe("o/r", path="n")),
+                       ("q", Probe("o/r", term="PLAIN_AFTER_T")), ("s", Probe("o/r", path="s.c"))]))
+    s = sightings(env)
+    assert (s[("t", "AFTER_OURS_T")].sha, s[("t", "AFTER_OURS_T")].introduced) == (merge2, intro)
+    assert (s[("p", "n")].sha, s[("p", "n")].introduced) == (merge2, intro)
+    assert s[("q", "PLAIN_AFTER_T")].sha == c6
+    assert not s[("s", "s.c")].found  # the ours-merge kept the mainline's tree

@@ -382,7 +382,10 @@ class _Parser:
             head, cdate, adate = data[nxt + 3:line_end].split(b"\x00")
             sha, *parents = head.decode().split(" ")
             self.cur = Commit(sha, [p for p in parents if p], cdate.decode(), adate.decode())
-            pos = line_end + 1
+            # resume AT the newline that ends the header: the next header may follow at once
+            # (an empty commit, a merge with an empty first-parent diff), and its marker is
+            # searched as "\n" + MARK
+            pos = line_end
 
     def finish(self) -> None:
         if self.cur is not None:
