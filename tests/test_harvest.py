@@ -352,23 +352,76 @@ def test_local_yaml_mapping(env, tmp_path):
     assert sightings(env)[("c", "MAP_T")].sha == c1
 
 
-def test_missing_blob_is_skipped_and_reported(env):
+def test_missing_blob_without_promisor_remote(env):
+    """A small blob deleted from the object store: named in a warning; what it could hold is
+    unknown, later hits are on-or-before, readable versions of its file are still searched."""
     r = Repo(env / "repos")
     r.commit({"a": "x\n"}, d(1))
-    big = ("BIG_ONLY_T filler line\n" * 200_000).encode()  # > 4 MiB, like the snapshots drop
-    c2 = r.commit({"data/big.bin.txt": big, "small.c": "SMALL_T\n"}, d(2))
+    c2 = r.commit({"data/small.txt": "MAYBE_T\n", "small.c": "SMALL_T\n"}, d(2))
     c3 = r.commit({"later.c": "LATER_T\n"}, d(3))
-    blob = git(r.path, "rev-parse", f"{c2}:data/big.bin.txt")
+    c4 = r.commit({"data/small.txt": "READABLE_T\n"}, d(4))
+    blob = git(r.path, "rev-parse", f"{c2}:data/small.txt")
     r.object_file(blob).unlink()
     report = run(env, atlas_of([("s", Probe("o/r", term="SMALL_T")), ("l", Probe("o/r", term="LATER_T")),
-                                ("p", Probe("o/r", path="data")), ("b", Probe("o/r", term="BIG_ONLY_T"))]))
+                                ("p", Probe("o/r", path="data")), ("m", Probe("o/r", term="MAYBE_T")),
+                                ("r", Probe("o/r", term="READABLE_T"))]))
     s = sightings(env)
-    assert s[("s", "SMALL_T")].sha == c2 and s[("l", "LATER_T")].sha == c3
-    assert s[("p", "data")].sha == c2  # the skipped file still counts for path probes
-    assert not s[("b", "BIG_ONLY_T")].found
-    h = read_state(env / "data" / "timeline.yaml")[0][0]
-    assert h.skipped_paths == ["data/big.bin.txt"]
-    assert any(p.code == "skipped-paths" for p in report.problems)
+    assert (s[("s", "SMALL_T")].sha, s[("s", "SMALL_T")].precision) == (c2, "exact")
+    assert (s[("l", "LATER_T")].sha, s[("l", "LATER_T")].precision) == (c3, "on-or-before")
+    assert blob[:12] in s[("l", "LATER_T")].note
+    assert (s[("r", "READABLE_T")].sha, s[("r", "READABLE_T")].precision) == (c4, "on-or-before")
+    assert (s[("p", "data")].sha, s[("p", "data")].precision) == (c2, "exact")
+    maybe = s[("m", "MAYBE_T")]
+    assert (maybe.found, maybe.precision) == (False, "unknown")
+    row = report.rows[0]
+    assert (row.found, row.unknown, row.not_found, row.errors) == (4, 1, 0, 0)
+    warn = next(p for p in report.problems if p.code == "missing-blobs")
+    assert blob[:12] in warn.message and "data/small.txt" in warn.message
+    assert "4 MiB" not in warn.message and "no promisor remote" in warn.hint
+    assert any(p.code == "probe-unknown" and "MAYBE_T" in p.message for p in report.problems)
+    assert read_state(env / "data" / "timeline.yaml")[0][0].skipped_paths == ["data/small.txt"]
+
+
+def test_partial_clone_degrades_unless_fetch_is_allowed(env, tmp_path):
+    src = Repo(tmp_path / "src")
+    src.commit({"a.c": "x\n"}, d(1))
+    c2 = src.commit({"inc/b.h": "PARTIAL_T\n"}, d(2))
+    src.git("config", "uploadpack.allowFilter", "true")
+    dest = env / "repos" / "o" / "r"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{src.path}", str(dest))
+
+    def objects():
+        return git(dest, "cat-file", "--batch-all-objects", "--batch-check").count("\n")
+
+    before = objects()
+    atlas = atlas_of([("t", Probe("o/r", term="PARTIAL_T")), ("p", Probe("o/r", path="inc"))])
+    report = run(env, atlas)
+    assert objects() == before  # nothing was fetched
+    s = sightings(env)
+    assert (s[("t", "PARTIAL_T")].found, s[("t", "PARTIAL_T")].precision) == (False, "unknown")
+    assert s[("p", "inc")].sha == c2
+    warn = next(p for p in report.problems if p.code == "missing-blobs")
+    assert "partial clone" in warn.message and "--fetch-missing" in warn.hint
+    report = run(env, atlas, fetch_missing=True)
+    assert objects() > before
+    s = sightings(env)
+    assert (s[("t", "PARTIAL_T")].sha, s[("t", "PARTIAL_T")].precision) == (c2, "exact")
+    assert not any(p.code == "missing-blobs" for p in report.problems)
+
+
+def test_missing_commit_is_corruption_and_others_go_on(env):
+    good = Repo(env / "repos", "o/good")
+    g1 = good.commit({"a": "GOOD_T\n"}, d(1))
+    r = Repo(env / "repos", "o/bad")
+    r.commit({"a": "x\n"}, d(1))
+    c2 = r.commit({"b": "BAD_T\n"}, d(2))
+    r.commit({"c": "y\n"}, d(3))
+    r.object_file(c2).unlink()
+    report = run(env, atlas_of([("g", Probe("o/good", term="GOOD_T")), ("b", Probe("o/bad", term="BAD_T"))]))
+    rows = {row.repo: row for row in report.rows}
+    assert rows["o/bad"].status == "failed" and "corrupt" in rows["o/bad"].messages[0]
+    assert any(p.code == "corrupt-repository" for p in report.problems)
+    assert sightings(env)[("g", "GOOD_T")].sha == g1
 
 
 def test_bad_probe_and_bad_cutoff(env):

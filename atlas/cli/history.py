@@ -58,8 +58,12 @@ class _Bars:
                    "(the only network use).")
 @click.option("--allow-shallow", is_flag=True,
               help="Harvest shallow clones too; every date is then on-or-before.")
+@click.option("--fetch-missing", is_flag=True,
+              help="Let git fetch the missing blobs of a partial clone from its promisor remote "
+                   "(network use); without it probes those blobs could hold are `unknown`.")
 @common_options
-def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data_dir, fmt):
+def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, data_dir,
+            fmt):
     """Harvest when each probe first became visible on its repository's mainline into
     data/timeline.yaml (incremental: unchanged repositories return at once).
 
@@ -76,7 +80,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
     load, key = load_keyed(d, lazy=True)
     root = default_repos_root(repos_dir, d)
     args = (key, root, cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
-    report = None if clone else stamp.check(d, *args)  # nothing changed since the last no-op?
+    report = None if (clone or fetch_missing) else stamp.check(d, *args)  # nothing changed since the last no-op?
     if report is None:
         from ..harvest import refresh as run
 
@@ -85,7 +89,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
         try:
             report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
                          repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
-                         allow_shallow=allow_shallow, progress=bars,
+                         allow_shallow=allow_shallow, progress=bars, fetch_missing=fetch_missing,
                          state=(atlas.harvests, atlas.sightings))
         finally:
             if bars:
@@ -138,7 +142,10 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
                              hint="run `atlas timeline` for all, or `atlas refresh` first")
     found = sorted((s for s in sightings if s.found),
                    key=lambda s: (_utc(s.committer_date), s.repo, s.concept, s.value))
-    missing = sorted((s for s in sightings if not s.found), key=lambda s: (s.repo, s.concept))
+    missing = sorted((s for s in sightings if not s.found and s.precision != "unknown"),
+                     key=lambda s: (s.repo, s.concept))
+    unknown = sorted((s for s in sightings if not s.found and s.precision == "unknown"),
+                     key=lambda s: (s.repo, s.concept))
     hidden = 0
     if as_of:
         keep = [s for s in found if s.date <= as_of]
@@ -152,6 +159,8 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
                        "precision": s.precision, "note": s.note} for s in found],
         "not_found": [{"repo": s.repo, "concept": s.concept, "method": s.method,
                        "value": s.value, "cutoff": s.cutoff} for s in missing],
+        "unknown": [{"repo": s.repo, "concept": s.concept, "method": s.method,
+                     "value": s.value, "cutoff": s.cutoff, "note": s.note} for s in unknown],
     }
 
     def text(_o):
@@ -170,6 +179,11 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
             lines.append("not found before the cut-off:")
             lines += [f"  {s.repo}  {s.concept}  ({s.method} {s.value}, cut-off {s.cutoff})"
                       for s in missing]
+        if unknown:
+            lines.append("")
+            lines.append("unknown (blobs missing from the clone could hold them):")
+            lines += [f"  {s.repo}  {s.concept}  ({s.method} {s.value}, cut-off {s.cutoff})"
+                      for s in unknown]
         return "\n".join(lines)
 
     emit(fmt, plain, text)

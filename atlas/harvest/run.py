@@ -67,11 +67,13 @@ class _Want(Record):
 
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
-            progress=None, state=None) -> RefreshReport:
+            progress=None, state=None, fetch_missing: bool = False) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
     or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
-    timeline (the compiled index has them), which spares re-reading the YAML."""
+    timeline (the compiled index has them), which spares re-reading the YAML.
+    `fetch_missing` lets git fetch the missing blobs of a partial clone from its promisor remote
+    (network use); without it git uses no transport at all."""
     day = parse_cutoff(cutoff)
     cutoff = day.isoformat()
     data_dir = Path(data_dir)
@@ -115,6 +117,7 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
             continue
         job = _RepoJob(atlas, rid, groups[rid], root, mapping, cutoff, day, clone, allow_shallow,
                        old_h_by.get(rid), old_s_by, progress, row, report)
+        job.fetch_missing = fetch_missing
         harvest, sightings = job.run()
         row.seconds = round(time.perf_counter() - t0, 3)
         if harvest is not None:
@@ -139,6 +142,8 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
 
 
 class _RepoJob:
+    fetch_missing = False
+
     def __init__(self, atlas, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
                  old, old_s_by, progress, row, report):
         self.atlas, self.rid, self.root, self.mapping = atlas, rid, root, mapping
@@ -209,7 +214,7 @@ class _RepoJob:
             return self._keep(old)
         from . import gitscan  # imports gitpython
 
-        g = gitscan.Repo(clone.gitdir, rid)
+        g = gitscan.Repo(clone.gitdir, rid, fetch_missing=self.fetch_missing)
         if not ref:
             ref, head = self._git_resolve(g, branch)
         shallow = shallow or g.is_shallow()
@@ -225,7 +230,8 @@ class _RepoJob:
 
         # which probes need which pass
         new_commits = None  # commits after the previous cut-off head, when it is an ancestor
-        if old and old.cutoff_head and cutoff_head and old.branch == ref and old.shallow == shallow:
+        if old and old.cutoff_head and cutoff_head and old.branch == ref and old.shallow == shallow \
+                and not old.skipped_paths:  # an incomplete clone is read whole every time
             for j in range(idx, len(walk)):
                 if walk[j][1] == old.cutoff_head:
                     new_commits = j - idx
@@ -241,13 +247,12 @@ class _RepoJob:
                 ranged.append(w)
         self.row.status = "incremental" if new_commits is not None else "scanned"
         hits: dict[tuple[str, str], object] = {}
-        skipped: set[str] = set(old.skipped_paths) if (old and new_commits is not None) else set()
+        skipped: set[str] = set()
+        scan = None
         if cutoff_head and (full or (ranged and new_commits)):
             todo = full + ranged
             revs = [cutoff_head] if full else [cutoff_head, "^" + old.cutoff_head]
             total = commits if full else new_commits
-            if full:
-                skipped = set()
             scan = self._scan(g, revs, todo, total)
             self.row.read = scan.commits
             skipped |= set(scan.skipped_paths)
@@ -255,11 +260,11 @@ class _RepoJob:
                 found = (scan.terms if w.method == "term" else scan.paths).get(w.scan)
                 if found is not None:
                     hits[(w.method, w.scan)] = found
-        if skipped:
-            self.problem("skipped-paths", f"{rid}: {len(skipped)} path(s) skipped because their "
-                         "blobs are missing from the clone (snapshots lack files of 4 MiB or "
-                         f"more); terms in them are not seen: {', '.join(sorted(skipped)[:5])}"
-                         + (" ..." if len(skipped) > 5 else ""), clone.location, level="warning")
+        missing = scan.missing if scan is not None else {}
+        earlier = scan.earlier if scan is not None else {}
+        unknown = set(scan.unknown) if scan is not None else set()
+        if missing:
+            self._warn_missing(g, missing, clone)
         intro = self._introductions(g, hits)
         now = now_utc()
         harvest = RepoHarvest(repo=rid, head=head, branch=ref, cutoff=self.cutoff,
@@ -276,6 +281,26 @@ class _RepoJob:
                                             harvested_at=now, loc=None)
                 elif key in hits:
                     s = self._sighting(cid, w, hits[key], intro.get(key), shallow, head, now)
+                    if w.method == "term" and w.scan in earlier:
+                        blobs = earlier[w.scan]
+                        s = s.replace(precision="on-or-before", note="; ".join(filter(None, [
+                            s.note, f"{len(blobs)} blob(s) missing from the clone at earlier "
+                            f"commits could hold an earlier appearance: "
+                            + ", ".join(b[:12] for b in blobs[:5])
+                            + (" ..." if len(blobs) > 5 else "")])))
+                elif w.method == "term" and w.scan in unknown:
+                    s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
+                                 found=False, precision="unknown", head=head, cutoff=self.cutoff,
+                                 harvested_at=now,
+                                 note=f"not seen on {ref} up to {cutoff_head[:12]}, but "
+                                      f"{len(missing)} blob(s) missing from the clone could hold it")
+                    self.row.unknown += 1
+                    self.problem("probe-unknown", f"{rid}: {w.method} {w.value!r} (concept {cid}) "
+                                 f"is unknown: not in the readable files, but {len(missing)} "
+                                 "blob(s) missing from the clone could hold it", p.loc,
+                                 level="warning", hint=self._missing_hint(g))
+                    out.append(s)
+                    continue
                 else:
                     s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
                                  found=False, head=head, cutoff=self.cutoff, harvested_at=now,
@@ -315,6 +340,24 @@ class _RepoJob:
             self.row.messages.append(f"{rid}: shallow clone: every date is on-or-before")
         return harvest, out
 
+    def _missing_hint(self, g) -> str:
+        remote = g.promisor_remote()
+        if remote and not self.fetch_missing:
+            return (f"a partial clone: `atlas refresh --fetch-missing` fetches them from its "
+                    f"promisor remote {remote}")
+        if remote:
+            return f"the promisor remote {remote} could not supply them"
+        return "no promisor remote: fetch the full history into the clone"
+
+    def _warn_missing(self, g, missing: dict[str, list[str]], clone) -> None:
+        names = [f"{b[:12]} ({', '.join(ps[:2])})" for b, ps in sorted(
+            missing.items(), key=lambda kv: kv[1])]
+        kind = "partial clone" if g.promisor_remote() else "incomplete clone"
+        self.problem("missing-blobs", f"{self.rid}: {kind}: {len(missing)} blob(s) missing from "
+                     f"the object store; the files they were read at are scanned without them: "
+                     + ", ".join(names[:6]) + (" ..." if len(names) > 6 else ""),
+                     clone.location, level="warning", hint=self._missing_hint(g))
+
     def _git_resolve(self, g, branch):
         if branch:
             for cand in locate.branch_candidates(branch):
@@ -346,7 +389,12 @@ class _RepoJob:
         return scan
 
     def _introductions(self, g, hits):
-        """For hits at a mainline merge: the introducing commit on the merged side branch."""
+        """For hits at a mainline merge M: the commit that introduced the probe on the merged side.
+
+        The rule (docs/history.md): the first commit of `git rev-list --topo-order --reverse
+        M^2.. ^M^1` whose tree holds the probe, else M itself. One streaming pass answers it while
+        no boundary commit (a parent outside that range) holds the probe, since counts then start
+        at 0; otherwise the commits are asked one by one (`git grep -F`, `git ls-tree`)."""
         by_merge: dict[str, list[tuple[str, str]]] = {}
         commits = {}
         for key, c in hits.items():
@@ -354,14 +402,28 @@ class _RepoJob:
                 by_merge.setdefault(c.sha, []).append(key)
                 commits[c.sha] = c
         out = {}
+        from . import gitscan
+
         for sha, keys in by_merge.items():
             c = commits[sha]
             revs = [*c.parents[1:], "^" + c.parents[0]]
             terms = [k[1] for k in keys if k[0] == "term"]
             paths = [k[1] for k in keys if k[0] == "path"]
             side = g.scan(revs, terms, paths, first_parent=False)
+            _inside, edge = g.rev_list(revs, boundary=True)
+            order = None
             for k in keys:
+                holding = g.holding_term if k[0] == "term" else g.holding_path
                 found = (side.terms if k[0] == "term" else side.paths).get(k[1])
+                try:
+                    if edge and holding(k[1], edge):
+                        if order is None:
+                            order = g.rev_list(revs)[0]
+                        held = holding(k[1], order)
+                        first = next((x for x in order if x in held), None)
+                        found = g.commit(first) if first else None
+                except gitscan.GitError:  # blobs missing: the streaming answer stands
+                    pass
                 if found is not None:
                     out[k] = found
         return out
@@ -410,7 +472,7 @@ class _RepoJob:
     def _up_to_date(self, ref, head, shallow) -> bool:
         old = self.old
         if old is None or old.head != head or old.branch != ref or old.cutoff != self.cutoff \
-                or old.shallow != shallow:
+                or old.shallow != shallow or old.skipped_paths:  # incomplete: blobs may have come
             return False
         return all(self._previous(w) is not None for w in self.wants.values())
 
@@ -422,6 +484,8 @@ class _RepoJob:
                 s = self.old_s_by[(self.rid, cid, w.method, w.value)]
                 if s.found:
                     self.row.found += 1
+                elif s.precision == "unknown":
+                    self.row.unknown += 1
                 else:
                     self.row.not_found += 1
                     self.problem("probe-not-found", f"{self.rid}: {w.method} {w.value!r} (concept "
@@ -429,8 +493,8 @@ class _RepoJob:
                                  f"{self.cutoff} ({old.commits} mainline commits)", p.loc,
                                  hint="check the term's spelling, the branch, or the cut-off")
         if old.skipped_paths:
-            self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) skipped "
-                                     "(blobs missing from the clone)")
+            self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) read without "
+                                     "their missing blobs")
         return None, []
 
 
