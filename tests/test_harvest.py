@@ -633,3 +633,31 @@ def test_merge_with_empty_first_parent_diff(env):
     assert (s[("p", "n")].sha, s[("p", "n")].introduced) == (merge2, intro)
     assert s[("q", "PLAIN_AFTER_T")].sha == c6
     assert not s[("s", "s.c")].found  # the ours-merge kept the mainline's tree
+
+
+# -- parallel harvest ---------------------------------------------------------------------------
+
+
+def test_parallel_harvest_equals_serial(env, tmp_path):
+    shas = {}
+    for i, rid in enumerate(("o/a", "o/b", "o/c")):
+        r = Repo(env / "repos", rid)
+        r.commit({"x": "x\n"}, d(1))
+        shas[rid] = r.commit({f"f{i}.c": "PAR_T\n"}, d(2 + i))
+    probes = [(f"c{i}", Probe(rid, term="PAR_T")) for i, rid in enumerate(shas)]
+    probes.append(("bad", Probe("o/missing", term="PAR_T")))
+    events = []
+    par = run(env, atlas_of(probes), jobs=3, progress=lambda *e: events.append(e))
+    assert [r.repo for r in par.rows] == ["o/a", "o/b", "o/c", "o/missing"]
+    assert [r.status for r in par.rows] == ["scanned"] * 3 + ["failed"]
+    assert {e[0] for e in events} == set(shas) and ("o/a", 2, 2) in events
+    assert {s.repo: s.sha for s in sightings(env).values()} == shas
+    serial = tmp_path / "serial"
+    serial.mkdir()
+    one = refresh(atlas_of(probes), serial, repos_root=env / "repos", cutoff="2026-08-26", jobs=1)
+    assert [(r.repo, r.status, r.found, r.messages) for r in one.rows] == \
+           [(r.repo, r.status, r.found, r.messages) for r in par.rows]
+    strip = lambda p: [ln for ln in p.read_text().splitlines() if "harvested_at" not in ln]  # noqa: E731
+    assert strip(serial / "timeline.yaml") == strip(env / "data" / "timeline.yaml")
+    again = run(env, atlas_of(probes), jobs=3)
+    assert [r.status for r in again.rows] == ["up-to-date"] * 3 + ["failed"] and not again.written

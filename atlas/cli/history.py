@@ -44,6 +44,27 @@ class _Bars:
             self.bar = None
 
 
+class _SharedBar(_Bars):
+    """One bar over the commits of all repositories harvested at once (`-j` above 1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: dict[str, tuple[int, int]] = {}
+
+    def __call__(self, repo, done, total):
+        self.seen[repo] = (done, total)
+        if self.bar is None:
+            self.bar = click.progressbar(length=1, label="harvest", file=sys.stderr,
+                                         show_pos=True, width=30)
+            self.bar.__enter__()
+        self.bar.length = max(1, sum(t for _d, t in self.seen.values()))
+        now = sum(d for d, _t in self.seen.values())
+        self.bar.label = f"{repo} ({len(self.seen)} repositories)"
+        if now > self.done:
+            self.bar.update(now - self.done)
+            self.done = now
+
+
 @click.command()
 @click.option("--cutoff", metavar="DATE", default=None,
               help="Research cut-off YYYY-MM-DD (end of that day, UTC, on the committer date); "
@@ -61,9 +82,12 @@ class _Bars:
 @click.option("--fetch-missing", is_flag=True,
               help="Let git fetch the missing blobs of a partial clone from its promisor remote "
                    "(network use); without it probes those blobs could hold are `unknown`.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Harvest N repositories at once in separate processes (default: the number "
+                   "of CPUs).")
 @common_options
-def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, data_dir,
-            fmt):
+def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, jobs,
+            data_dir, fmt):
     """Harvest when each probe first became visible on its repository's mainline into
     data/timeline.yaml (incremental: unchanged repositories return at once).
 
@@ -71,6 +95,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetc
     Examples:
       atlas refresh
       atlas refresh --repo hicann/hccl --cutoff 2026-06-30
+      atlas refresh -j 2
     """
     from ..harvest import stamp
     from ..paths import repos_root as default_repos_root
@@ -85,11 +110,14 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetc
         from ..harvest import refresh as run
 
         atlas = load()
-        bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
+        bars = None
+        if fmt == "text" and sys.stderr.isatty():
+            bars = _Bars() if jobs == 1 else _SharedBar()
         try:
             report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
                          repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
                          allow_shallow=allow_shallow, progress=bars, fetch_missing=fetch_missing,
+                         jobs=jobs,
                          state=(atlas.harvests, atlas.sightings))
         finally:
             if bars:

@@ -6,6 +6,7 @@ files alone. See docs/history.md for the definition and the incremental rules.
 """
 from __future__ import annotations
 
+import os
 import time
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -67,13 +68,16 @@ class _Want(Record):
 
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
-            progress=None, state=None, fetch_missing: bool = False) -> RefreshReport:
+            progress=None, state=None, fetch_missing: bool = False,
+            jobs: int | None = None) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
     or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
     timeline (the compiled index has them), which spares re-reading the YAML.
     `fetch_missing` lets git fetch the missing blobs of a partial clone from its promisor remote
-    (network use); without it git uses no transport at all."""
+    (network use); without it git uses no transport at all. `jobs` repositories are harvested at
+    once in separate processes (default: the number of CPUs); the report and the timeline do not
+    depend on it."""
     day = parse_cutoff(cutoff)
     cutoff = day.isoformat()
     data_dir = Path(data_dir)
@@ -108,23 +112,35 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     new_h: list[RepoHarvest] = []
     new_s: list[Sighting] = []
     drop: set = set()
+    done: dict[str, tuple] = {}
+    waiting: list[_RepoJob] = []
     for rid in sorted(groups):
-        t0 = time.perf_counter()
         row = RepoRow(rid, probes=len(groups[rid]))
-        report.rows.append(row)
         if not groups[rid]:
             row.status = "no-probes"
+            done[rid] = (row, [], None, [], [])
             continue
-        job = _RepoJob(atlas, rid, groups[rid], root, mapping, cutoff, day, clone, allow_shallow,
-                       old_h_by.get(rid), old_s_by, progress, row, report)
+        mine = {k: v for k, v in old_s_by.items() if k[0] == rid}
+        job = _RepoJob(atlas.repo_by_id.get(rid), rid, groups[rid], root, mapping, cutoff, day,
+                       clone, allow_shallow, old_h_by.get(rid), mine, row)
         job.fetch_missing = fetch_missing
-        harvest, sightings = job.run()
-        row.seconds = round(time.perf_counter() - t0, 3)
+        kept = job.quick()  # an unchanged repository is answered here, without git
+        if kept is not None:
+            done[rid] = kept
+        else:
+            waiting.append(job)
+    done.update(_run_jobs(waiting, jobs, progress))
+    for rid in sorted(done):
+        row, problems, harvest, sightings, keys = done[rid]
+        report.rows.append(row)
+        report.problems.extend(problems)
+        if row.status == "no-probes":
+            continue
         if harvest is not None:
             new_h.append(harvest)
         new_s.extend(sightings)
         if row.status != "failed":
-            current = {(cid, m, v) for cid, m, v in job.keys()}
+            current = set(keys)
             in_scope = set(concept_ids) if concept_ids else None
             for key, s in old_s_by.items():
                 if key[0] == rid and (in_scope is None or s.concept in in_scope) \
@@ -141,15 +157,83 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     return report
 
 
+_QUEUE = None  # progress events of a worker process: (repo, done, total)
+
+
+def _init_worker(q):
+    global _QUEUE
+    _QUEUE = q
+
+
+def _work(job: "_RepoJob"):
+    if _QUEUE is not None:
+        job.progress = lambda rid, n, total: _QUEUE.put((rid, n, total))
+    return job.rid, job.outcome()
+
+
+def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, tuple]:
+    """Run the jobs, `n` at once in worker processes (in this process when n is 1 or there is
+    one job). Progress events of the workers are passed on to `progress` from a thread here."""
+    n = max(1, n or os.cpu_count() or 1)
+    if n == 1 or len(jobs) <= 1:
+        out = {}
+        for job in jobs:
+            job.progress = progress
+            out[job.rid] = job.outcome()
+        return out
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    q = ctx.Queue() if progress else None
+    relay = None
+    if q is not None:
+        def forward():
+            while True:
+                item = q.get()
+                if item is None:
+                    return
+                progress(*item)
+
+        relay = threading.Thread(target=forward, daemon=True)
+        relay.start()
+    out = {}
+    try:
+        with ProcessPoolExecutor(max_workers=min(n, len(jobs)), mp_context=ctx,
+                                 initializer=_init_worker, initargs=(q,)) as pool:
+            futures = {pool.submit(_work, job): job for job in jobs}
+            for fut in as_completed(futures):
+                job = futures[fut]
+                try:
+                    rid, result = fut.result()
+                except Exception as exc:  # a worker died: that repository fails, others go on
+                    job.row.status = "failed"
+                    job.row.errors += 1
+                    job.problem("harvest-failed", f"{job.rid}: the worker process failed: "
+                                f"{type(exc).__name__}: {exc}")
+                    rid, result = job.rid, (job.row, job.problems, None, [], [])
+                out[rid] = result
+    finally:
+        if q is not None:
+            q.put(None)
+            relay.join()
+    return out
+
+
 class _RepoJob:
     fetch_missing = False
 
-    def __init__(self, atlas, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
-                 old, old_s_by, progress, row, report):
-        self.atlas, self.rid, self.root, self.mapping = atlas, rid, root, mapping
+    def __init__(self, repo, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
+                 old, old_s_by, row):
+        self.repo, self.rid, self.root, self.mapping = repo, rid, root, mapping
         self.cutoff, self.day, self.clone_ok, self.allow_shallow = cutoff, day, clone, allow_shallow
-        self.old, self.old_s_by, self.progress = old, old_s_by, progress
-        self.row, self.report = row, report
+        self.old, self.old_s_by, self.progress = old, old_s_by, None
+        self.row = row
+        self.problems: list[Problem] = []
+        self.clone = None
+        self.ref = self.head = ""
         self.wants: dict[tuple[str, str], _Want] = {}
         self.bad: list[tuple[str, Probe, str]] = []
         for cid, p in probes:
@@ -166,10 +250,55 @@ class _RepoJob:
                 yield cid, w.method, p.value
 
     def problem(self, code, message, loc=None, level="error", hint=""):
-        self.report.problems.append(Problem(loc or Location(self.rid), level, code, message, hint))
+        self.problems.append(Problem(loc or Location(self.rid), level, code, message, hint))
         self.row.messages.append(message + (f" (hint: {hint})" if hint else ""))
 
     # -- the job -------------------------------------------------------------------------
+
+    def outcome(self) -> tuple:
+        """(row, problems, harvest or None, sightings, probe keys) - what the parent merges."""
+        t0 = time.perf_counter()
+        harvest, sightings = self.run()
+        self.row.seconds = round(time.perf_counter() - t0, 3)
+        return self.row, self.problems, harvest, sightings, list(self.keys())
+
+    def quick(self) -> tuple | None:
+        """The outcome when the repository is unchanged since the last harvest (no git), else
+        None. Finding the clone and its branch head is pure Python."""
+        t0 = time.perf_counter()
+        if self.bad or not self.wants:
+            return None
+        try:
+            self._locate()
+        except AtlasError:
+            return None  # reported by the full run
+        if not (self.ref and self._up_to_date(self.ref, self.head, self.clone.shallow)):
+            return None
+        harvest, sightings = self._keep(self.old)
+        self.row.seconds = round(time.perf_counter() - t0, 3)
+        return self.row, self.problems, harvest, sightings, list(self.keys())
+
+    def _locate(self):
+        if self.clone is not None:
+            return
+        rid = self.rid
+        clone = locate.find_clone(rid, self.root, self.mapping)
+        if clone is None and self.clone_ok:
+            from .clone import clone_repo
+
+            clone_repo(rid, self.repo.urls if self.repo else [], self.root)
+            clone = locate.find_clone(rid, self.root, self.mapping)
+        if clone is None:
+            raise AtlasError(f"{rid}: no local clone under {self.root}", Location(str(self.root)),
+                             hint=f"clone it to {self.root / rid}, map it in "
+                                  f"{self.root / 'local.yaml'}, or run with --clone")
+        if clone.shallow and not self.allow_shallow:
+            raise AtlasError(f"{rid}: {clone.path} is a shallow clone; its first commits are not "
+                             "the repository's", clone.location,
+                             hint="fetch the full history (git fetch --unshallow), or pass "
+                                  "--allow-shallow to accept on-or-before dates")
+        self.ref, self.head = locate.resolve_branch(clone, self.repo.branch if self.repo else "")
+        self.clone = clone
 
     def run(self) -> tuple[RepoHarvest | None, list[Sighting]]:
         for cid, p, why in self.bad:
@@ -190,25 +319,10 @@ class _RepoJob:
 
     def _run(self):
         rid = self.rid
-        repo = self.atlas.repo_by_id.get(rid)
-        branch = repo.branch if repo else ""
-        clone = locate.find_clone(rid, self.root, self.mapping)
-        if clone is None and self.clone_ok:
-            from .clone import clone_repo
-
-            clone_repo(rid, repo.urls if repo else [], self.root)
-            clone = locate.find_clone(rid, self.root, self.mapping)
-        if clone is None:
-            raise AtlasError(f"{rid}: no local clone under {self.root}", Location(str(self.root)),
-                             hint=f"clone it to {self.root / rid}, map it in "
-                                  f"{self.root / 'local.yaml'}, or run with --clone")
+        branch = self.repo.branch if self.repo else ""
+        self._locate()
+        clone, ref, head = self.clone, self.ref, self.head
         shallow = clone.shallow
-        if shallow and not self.allow_shallow:
-            raise AtlasError(f"{rid}: {clone.path} is a shallow clone; its first commits are not "
-                             "the repository's", clone.location,
-                             hint="fetch the full history (git fetch --unshallow), or pass "
-                                  "--allow-shallow to accept on-or-before dates")
-        ref, head = locate.resolve_branch(clone, branch)
         old = self.old
         if ref and self._up_to_date(ref, head, shallow):
             return self._keep(old)
