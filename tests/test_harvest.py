@@ -661,3 +661,61 @@ def test_parallel_harvest_equals_serial(env, tmp_path):
     assert strip(serial / "timeline.yaml") == strip(env / "data" / "timeline.yaml")
     again = run(env, atlas_of(probes), jobs=3)
     assert [r.status for r in again.rows] == ["up-to-date"] * 3 + ["failed"] and not again.written
+
+
+# -- every listed repository accounted for ------------------------------------------------------
+
+
+def test_every_listed_repository_is_accounted_for(env):
+    from atlas.harvest import account_repositories
+
+    Repo(env / "repos", "o/done").commit({"a": "ACC_T\n"}, d(1))
+    Repo(env / "repos", "o/noprobe").commit({"a": "x\n"}, d(1))
+    pr = Repo(env / "repos", "o/pr")
+    sha = pr.commit({"a": "ACC_T\n"}, d(1))
+    pr.git("update-ref", "refs/pull/3/head", sha)
+    pr.git("symbolic-ref", "HEAD", "refs/pull/3/head")
+    bad = Repo(env / "repos", "o/corrupt")
+    bad.commit({"a": "ACC_T\n"}, d(1))
+    bad.object_file(git(bad.path, "rev-parse", "HEAD^{tree}")).unlink()
+    atlas = atlas_of([("c", Probe(r, term="ACC_T")) for r in ("o/done", "o/pr", "o/corrupt", "o/away")])
+    listed = {"o/done": "https://x.org/o/done", "o/noprobe": "https://x.org/o/noprobe",
+              "o/pr": "https://x.org/o/pr", "o/corrupt": "https://x.org/o/c", "o/away": "https://x.org/a",
+              "o/web": "", "o/gone": "https://x.org/gone"}
+    atlas.repositories = [Repository(id=r, urls=[u] if u else [],
+                                     status="unavailable" if r == "o/gone" else "active")
+                          for r, u in listed.items()]
+    atlas.reindex()
+    report = run(env, atlas)
+    rows = {r.repo: r for r in report.rows}
+    assert set(rows) == set(listed)  # every listed repository has a row
+    assert rows["o/noprobe"].status == "no-probes" and "no-probes" in rows["o/noprobe"].messages[0]
+    assert rows["o/web"].status == "no-probes" and "no-public-url" in rows["o/web"].messages[0]
+    atlas.harvests, atlas.sightings = read_state(env / "data" / "timeline.yaml")
+    states = {a.repo: a.state for a in account_repositories(atlas, env / "repos")}
+    assert states == {"o/done": "harvested", "o/noprobe": "no-probes", "o/pr": "pull-request-ref",
+                      "o/corrupt": "corrupt", "o/away": "not-cloned", "o/web": "no-public-url",
+                      "o/gone": "no-public-url"}
+
+
+def test_timeline_repos_report_names_every_listed_repository(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from atlas.cli import cli
+
+    empty = tmp_path / "clones"
+    empty.mkdir()
+    res = CliRunner().invoke(cli, ["timeline", "--repos-report", "--repos", str(empty),
+                                   "--data", str(ROOT / "data"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    listed = {r["id"] for f in (ROOT / "data" / "repositories").glob("*.yaml")
+              for r in yaml.safe_load(f.read_text(encoding="utf-8"))["repositories"]}
+    got = {a["repo"]: a for a in doc["repositories"]}
+    assert listed <= set(got)
+    assert all(a["state"] in ("not-cloned", "no-public-url") and a["reason"] for a in got.values())
+    text = CliRunner().invoke(cli, ["timeline", "--repos-report", "--repos", str(empty),
+                                    "--data", str(ROOT / "data")])
+    assert "not-cloned" in text.output and "repository" in text.output

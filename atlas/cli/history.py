@@ -141,8 +141,14 @@ def _utc(iso: str) -> datetime:
 @click.option("--as-of", "as_of", metavar="DATE", default=None,
               help="Show the atlas as of DATE (YYYY-MM-DD): sightings whose commit date (UTC) is "
                    "after that day are hidden.")
+@click.option("--repos-report", is_flag=True,
+              help="Account for every listed repository instead: harvested, or why not (no public "
+                   "git URL, not cloned here, corrupt, pull-request ref, no probes).")
+@click.option("--repos", "repos_dir", type=click.Path(file_okay=False), default=None,
+              help="Root of the local clones for --repos-report (default: $ATLAS_REPOS, else "
+                   "repos/).")
 @common_options
-def timeline(term, repo_ids, as_of, data_dir, fmt):
+def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
     """When each probe first became visible, oldest first (date, repository, concept, short sha,
     precision). TERM filters by concept id or name, or by probe value.
 
@@ -150,6 +156,7 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
     Examples:
       atlas timeline
       atlas timeline hccs --as-of 2025-12-31
+      atlas timeline --repos-report
     """
     from ..harvest.run import parse_cutoff
     from ..harvest.timeline import FILENAME, read_state
@@ -159,6 +166,8 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
         as_of = parse_cutoff(as_of, "--as-of").isoformat()
     d = _data(data_dir)
     atlas = get_atlas(d)
+    if repos_report:
+        return _repos_report(atlas, d, repos_dir, repo_ids, fmt)
     sightings = list(atlas.sightings) or read_state(d / FILENAME)[1]
     if repo_ids:
         sightings = [s for s in sightings if s.repo in repo_ids]
@@ -213,6 +222,32 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
             lines += [f"  {s.repo}  {s.concept}  ({s.method} {s.value}, cut-off {s.cutoff})"
                       for s in unknown]
         return "\n".join(lines)
+
+    emit(fmt, plain, text)
+
+
+def _repos_report(atlas, d, repos_dir, repo_ids, fmt):
+    from ..harvest import account_repositories
+    from ..paths import repos_root
+
+    accounts = account_repositories(atlas, repos_root(repos_dir, d))
+    if repo_ids:
+        accounts = [a for a in accounts if a.repo in repo_ids]
+    counts: dict[str, int] = {}
+    for a in accounts:
+        counts[a.state] = counts.get(a.state, 0) + 1
+    plain = {"counts": counts, "repositories": [a.to_plain() for a in accounts]}
+
+    def text(_o):
+        rows = [[a.repo, a.state, str(a.probes), str(a.found), str(a.not_found), str(a.unknown),
+                 a.first_day or "-"] for a in accounts]
+        out = [render.table(["repository", "state", "probes", "found", "not found", "unknown",
+                             "first (UTC)"], rows, right=(2, 3, 4, 5))]
+        out.append("")
+        out += [f"- {a.repo}: {a.reason}" for a in accounts if a.reason]
+        out.append("")
+        out.append(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+        return "\n".join(out)
 
     emit(fmt, plain, text)
 

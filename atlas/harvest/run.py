@@ -96,6 +96,8 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
                              hint="repositories are listed in data/repositories/")
 
     groups: dict[str, list[tuple[str, Probe]]] = {rid: [] for rid in repo_ids}
+    if not repo_ids and not concept_ids:  # every listed repository gets a row, probes or not
+        groups.update({r.id: [] for r in atlas.repositories})
     for c in atlas.concepts:
         if concept_ids and c.id not in concept_ids:
             continue
@@ -118,6 +120,7 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
         row = RepoRow(rid, probes=len(groups[rid]))
         if not groups[rid]:
             row.status = "no-probes"
+            row.messages.append(_why_no_harvest(atlas, rid, root))
             done[rid] = (row, [], None, [], [])
             continue
         mine = {k: v for k, v in old_s_by.items() if k[0] == rid}
@@ -155,6 +158,15 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
         write_state(tpath, cutoff, harvests, sightings)
         report.written = True
     return report
+
+
+def _why_no_harvest(atlas, rid, root) -> str:
+    """Why a listed repository without probes is not harvested (it is one of the accounts)."""
+    from .accounts import account_repositories
+
+    one = Atlas(repositories=[r for r in atlas.repositories if r.id == rid])
+    acc = account_repositories(one, root, check_objects=False)[0]
+    return f"{rid}: not harvested: {acc.state}: {acc.reason}"
 
 
 _QUEUE = None  # progress events of a worker process: (repo, done, total)
