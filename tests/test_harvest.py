@@ -332,7 +332,7 @@ def test_bare_repository_without_config_file(env, tmp_path):
     assert sightings(env)[("c", "BARE_T")].sha == c2
 
 
-def test_snapshot_layout_and_packed_refs(env, tmp_path):
+def test_flat_layout_and_packed_refs(env, tmp_path):
     src = Repo(tmp_path / "src")
     c1 = src.commit({"a": "SNAP_T\n"}, d(1))
     snap = env / "repos" / "o+r" / "repo"
