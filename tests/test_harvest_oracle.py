@@ -226,3 +226,63 @@ def test_regressions(tmp_path, commits):
 @example(EMPTY_THEN_MERGE)
 def test_refresh_agrees_with_the_oracle(tmp_path, commits):
     check(tmp_path, commits)
+
+
+# -- missing blobs: every answer must stay sound -------------------------------------------------
+
+
+def drop_blob(path, pick: int) -> str | None:
+    """Repack the repository without one of its blobs (chosen by `pick`); its sha, or None."""
+    listing = sh(path, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
+    objs = [line.split() for line in listing.decode().splitlines()]
+    blobs = sorted(o for o, t in objs if t == "blob")
+    if not blobs:
+        return None
+    gone = blobs[pick % len(blobs)]
+    keep = "".join(f"{o}\n" for o, _t in objs if o != gone).encode()
+    packs = list((path / "objects" / "pack").glob("pack-*"))
+    sh(path, "pack-objects", "-q", str(path / "objects" / "pack" / "pack"), input=keep)
+    for p in packs:
+        p.unlink()
+    for loose in (path / "objects").glob("[0-9a-f][0-9a-f]/*"):  # small imports stay loose
+        loose.unlink()
+    assert sh(path, "cat-file", "-e", gone, ok=(0, 1, 128)) == b""
+    return gone
+
+
+@settings(max_examples=max(N_EXAMPLES // 4, 10), deadline=None,
+          derandomize=not os.environ.get("ATLAS_ORACLE_RANDOM"),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                 HealthCheck.function_scoped_fixture])
+@given(histories(), st.integers(0, 1000))
+def test_missing_blob_answers_are_sound(tmp_path, commits, pick):
+    """With one blob removed: paths stay exact; an `exact` term equals the full truth; an
+    `on-or-before` term is at or after the truth; `unknown` only where the blob is missing;
+    "not found" only where the full history has no such term either."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(dir=tmp_path) as d:
+        tmp = Path(d)
+        repo = tmp / "repos" / "o" / "r"
+        build(repo, commits)
+        truth = oracle(repo)
+        log = sh(repo, "log", "--first-parent", "--format=%H", "master").decode().split()
+        order = {sha: i for i, sha in enumerate(reversed(log))}
+        gone = drop_blob(repo, pick)
+        data = tmp / "data"
+        data.mkdir()
+        probes = [Probe("o/r", term=t) for t in TERMS] + [Probe("o/r", path=p) for p in PATHS]
+        atlas = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"), probes=probes)])
+        report = refresh(atlas, data, repos_root=tmp / "repos", cutoff=CUTOFF)
+        assert all(r.errors == 0 for r in report.rows), report.rows[0].messages
+        for s in read_state(data / "timeline.yaml")[1]:
+            want = truth[(s.method, s.value)]
+            if s.method == "path" or gone is None:
+                assert (s.sha, s.precision) == ((want[0], want[1]) if want else ("", "exact")), s
+            elif s.found and s.precision == "exact" and not (want and want[1] == "on-or-before"):
+                assert want is not None and s.sha == want[0], (s, want)
+            elif s.found:
+                assert want is not None and order[want[0]] <= order[s.sha], (s, want)
+            elif s.precision != "unknown":
+                assert want is None, (s, want)
