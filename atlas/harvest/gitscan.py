@@ -176,10 +176,14 @@ class Repo:
     def _settle(self, result: Scan, history: "_History", skipped: set[str], terms, paths):
         order = {c.sha: i for i, c in enumerate(history.commits)}
         missing = history.absent
-        # the first commit at which a missing blob is met (as either side of a change)
+        # the first commit whose tree holds a missing blob: where one is written, or the one
+        # before a change that replaces it
         first_missing = None
         for i, c in enumerate(history.commits):
-            if any(b in missing for _p, old, new, _st in c.changes for b in (old, new)):
+            if any(old in missing for _p, old, _new, _st in c.changes):
+                first_missing = i - 1
+                break
+            if any(new in missing for _p, _old, new, _st in c.changes):
                 first_missing = i
                 break
         # readable versions of the skipped paths, searched for the terms directly (binary ones,
@@ -201,9 +205,11 @@ class Repo:
             if hit is None:
                 result.unknown.append(t)
             elif first_missing is not None and first_missing < order.get(hit.sha, -1):
+                at = order[hit.sha]
                 result.earlier[t] = list(dict.fromkeys(
-                    b for c in history.commits[:order[hit.sha]]
-                    for _p, old, new, _st in c.changes for b in (old, new) if b in missing))
+                    b for j, c in enumerate(history.commits[:at + 1])
+                    for _p, old, new, _st in c.changes
+                    for b in ((old, new) if j < at else (old,)) if b in missing))
         # a path probe can be satisfied by a skipped file: take the earlier of both answers
         for c in history.commits:
             for path, _old, _new, status in c.changes:
