@@ -211,6 +211,7 @@ def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, tupl
 
         relay = threading.Thread(target=forward, daemon=True)
         relay.start()
+    jobs = sorted(jobs, key=lambda j: -j.weight())  # the largest first: a shorter critical path
     out = {}
     try:
         with ProcessPoolExecutor(max_workers=min(n, len(jobs)), mp_context=ctx,
@@ -273,6 +274,16 @@ class _RepoJob:
         harvest, sightings = self.run()
         self.row.seconds = round(time.perf_counter() - t0, 3)
         return self.row, self.problems, harvest, sightings, list(self.keys())
+
+    def weight(self) -> int:
+        """A cost estimate for scheduling: the bytes of the clone's packs (0 when unknown)."""
+        if self.clone is None:
+            return 0
+        try:
+            packs = (self.clone.commondir / "objects" / "pack").glob("*.pack")
+            return sum(f.stat().st_size for f in packs)
+        except OSError:
+            return 0
 
     def quick(self) -> tuple | None:
         """The outcome when the repository is unchanged since the last harvest (no git), else
