@@ -378,12 +378,12 @@ def repo(r: dict, lang: str = "en") -> str:
 
 def refresh_table(report) -> str:
     """The summary of `atlas refresh`: a row per repository, its messages, where the timeline is."""
-    rows = [[r.repo, str(r.probes), str(r.found), str(r.not_found), str(r.errors), f"{r.seconds:.2f}",
-             r.status] for r in report.rows]
+    rows = [[r.repo, str(r.probes), str(r.found), str(r.not_found), str(r.unknown), str(r.errors),
+             f"{r.seconds:.2f}", r.status] for r in report.rows]
     if not rows:
         return "no probes to harvest"
-    text = table(["repository", "probes", "found", "not found before cut-off", "errors", "seconds",
-                  "status"], rows, right=(1, 2, 3, 4, 5))
+    text = table(["repository", "probes", "found", "not found before cut-off", "unknown", "errors",
+                  "seconds", "status"], rows, right=(1, 2, 3, 4, 5, 6))
     msgs = [m for r in report.rows for m in r.messages]
     if msgs:
         text += "\n\n" + "\n".join(f"- {m}" for m in msgs)
