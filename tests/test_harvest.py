@@ -380,6 +380,12 @@ def test_missing_blob_without_promisor_remote(env):
     assert "4 MiB" not in warn.message and "no promisor remote" in warn.hint
     assert any(p.code == "probe-unknown" and "MAYBE_T" in p.message for p in report.problems)
     assert read_state(env / "data" / "timeline.yaml")[0][0].skipped_paths == ["data/small.txt"]
+    # the same head again: the same answers, so nothing is read or written (no churn of the timeline)
+    again = run(env, atlas_of([("s", Probe("o/r", term="SMALL_T")), ("l", Probe("o/r", term="LATER_T")),
+                               ("p", Probe("o/r", path="data")), ("m", Probe("o/r", term="MAYBE_T")),
+                               ("r", Probe("o/r", term="READABLE_T"))]))
+    assert again.rows[0].status == "up-to-date" and not again.written
+    assert (again.rows[0].found, again.rows[0].unknown) == (4, 1)
 
 
 def test_partial_clone_degrades_unless_fetch_is_allowed(env, tmp_path):

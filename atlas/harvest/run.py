@@ -608,8 +608,10 @@ class _RepoJob:
 
     def _up_to_date(self, ref, head, shallow) -> bool:
         old = self.old
+        # An incomplete clone at the same head gives the same answers again (git may not fetch
+        # unless --fetch-missing lets it): only then is it read again, for the blobs that may come.
         if old is None or old.head != head or old.branch != ref or old.cutoff != self.cutoff \
-                or old.shallow != shallow or old.skipped_paths:  # incomplete: blobs may have come
+                or old.shallow != shallow or (old.skipped_paths and self.fetch_missing):
             return False
         return all(self._previous(w) is not None for w in self.wants.values())
 
