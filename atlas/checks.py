@@ -81,28 +81,38 @@ def check_cycles(loaded: Loaded) -> None:
         for r in loaded.atlas.relations():
             if r.type == rtype:
                 succ.setdefault(r.source, []).append(r)
-        state: dict[str, int] = {}
-        reported: set = set()
+        _find_cycles(loaded, rtype, succ)
 
-        def visit(node, stack):
-            state[node] = 1
-            stack.append(node)
-            for r in succ.get(node, []):
-                if state.get(r.target) == 1:
-                    cycle = stack[stack.index(r.target):] + [r.target]
-                    key = frozenset(cycle)
-                    if key not in reported:
-                        reported.add(key)
-                        _problem(loaded, r.loc, "error", "cycle",
-                                 f"{rtype} relations form a cycle: " + " -> ".join(cycle))
-                elif state.get(r.target) is None:
-                    visit(r.target, stack)
-            stack.pop()
-            state[node] = 2
 
-        for node in sorted(succ):
-            if node not in state:
-                visit(node, [])
+def _find_cycles(loaded: Loaded, rtype: str, succ: dict) -> None:
+    """Depth-first search with an explicit stack (a chain of any length, no recursion): an edge
+    back to a node on the current path closes a cycle, reported once per set of nodes."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    reported: set = set()
+    for start in sorted(succ):
+        if start in state:
+            continue
+        path, position = [start], {start: 0}
+        todo = [iter(succ.get(start, []))]
+        state[start] = 1
+        while todo:
+            r = next(todo[-1], None)
+            if r is None:
+                todo.pop()
+                state[path.pop()] = 2
+                continue
+            if state.get(r.target) == 1:
+                cycle = path[position[r.target]:] + [r.target]
+                key = frozenset(cycle)
+                if key not in reported:
+                    reported.add(key)
+                    _problem(loaded, r.loc, "error", "cycle",
+                             f"{rtype} relations form a cycle: " + " -> ".join(cycle))
+            elif r.target not in state:
+                state[r.target] = 1
+                position[r.target] = len(path)
+                path.append(r.target)
+                todo.append(iter(succ.get(r.target, [])))
 
 
 def check_relations(loaded: Loaded) -> None:

@@ -8,7 +8,7 @@ functions, so the launcher stays fast.
 
 `OPTIONS` is the one description of an option: its flags, choices, default and environment
 variable. The click decorators in `atlas.cli.common` are built from it and the launcher parses
-with it, so an option changed here changes both (tests/test_cli.py compares them).
+with it, so an option changed here changes both (tests/test_commands.py compares them).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import os
 from typing import NamedTuple
 
 from .errors import NoMatch
-from .output import format_result, to_json
+from .output import format_result, terminal_safe, to_json
 
 
 class Option(NamedTuple):
@@ -31,10 +31,27 @@ class Option(NamedTuple):
     help: str
     metavar: str | None = None
     folder: bool = False  # a directory path (click checks that it is not a file)
+    number: type | None = None  # int or float, within `bounds` (None: unbounded on that side)
+    bounds: tuple = (None, None)
 
     @property
     def long(self) -> str:
         return next(f for f in self.flags if f.startswith("--"))
+
+    def convert(self, value: str):
+        """The value as click passes it to the command; None when click would refuse it."""
+        if self.choices and value not in self.choices:
+            return None
+        if self.number is None:
+            return value
+        try:
+            number = self.number(value)
+        except ValueError:
+            return None
+        low, high = self.bounds
+        if (low is not None and number < low) or (high is not None and number > high) or number != number:
+            return None
+        return number
 
     def value_from_env(self, environ=os.environ) -> str | None:
         """The default, or the environment variable's value when it is set (as click reads it)."""
@@ -53,6 +70,12 @@ OPTIONS = {o.dest: o for o in (
     Option(("--results",), "results", ("table", "json", "csv", "tsv"), None, None,
            "SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
            "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json."),
+    Option(("--timeout",), "timeout", None, None, None,
+           "Time limit of a SPARQL query (default: 5 s embedded, 10 s for a whole endpoint exchange).",
+           "SECONDS", number=float, bounds=(0.1, 3600)),
+    Option(("--max-rows",), "max_rows", None, None, None,
+           "Result-size limit of an embedded SPARQL query, in rows or triples (default: 100000).",
+           number=int, bounds=(1, None)),
     Option(("--repos",), "repos_dir", None, None, None,
            "Root of the local clones (default: $ATLAS_REPOS, else repos/).", folder=True),
 )}
@@ -60,7 +83,7 @@ OPTIONS = {o.dest: o for o in (
 # The options each launcher hot path reads; any other word that starts with "-" goes to click.
 FAST = {
     "query": ("lang", "fmt", "data_dir"),
-    "sparql": ("sparql", "results", "fmt", "data_dir"),
+    "sparql": ("sparql", "results", "timeout", "max_rows", "fmt", "data_dir"),
     "refresh": ("data_dir", "repos_dir", "fmt"),
 }
 
@@ -86,7 +109,7 @@ def no_match(exc: NoMatch, fmt: str, lang: str) -> Answer:
         return Answer(to_json({"error": exc.message, "query": term, "suggestions": exc.rows}), "", 1)
     from . import render
 
-    return Answer("", render.suggestions(term, exc.rows, lang, exc.message), 1)
+    return Answer("", terminal_safe(render.suggestions(term, exc.rows, lang, exc.message)), 1)
 
 
 def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: str | None = None) -> Answer:
@@ -123,23 +146,42 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
     return answer(fmt, rows, lambda r: render.rows_table(r, lang), 0 if rows else 1)
 
 
-def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None,
-                 where: str = "query") -> Answer:
-    """`atlas query --sparql Q`: the results over the embedded store (or an endpoint). CSV and TSV
-    end with their own line break (CRLF), so `out` never carries a final newline of its own."""
+def sparql_store(data_dir=None):
+    """The cached N-Triples export the embedded store loads (bad data raises, with every problem)."""
     from . import sparql
+    from .index import load_keyed
+    from .paths import data_dir as resolve_data_dir
 
+    load, key = load_keyed(data_dir, lazy=True)
+    return sparql.nt_cache(load, key, resolve_data_dir(data_dir))
+
+
+def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None, where: str = "query",
+                 limits: dict | None = None, nt=None) -> Answer:
+    """`atlas query --sparql Q`: the results over the embedded store (`nt`, else the data's) or an
+    endpoint, within the limits (`timeout`, `max_rows`, `allow_service`). CSV and TSV end with
+    their own line break (CRLF), so `out` never carries a final newline of its own."""
+    from . import sparql
+    from .errors import AtlasError, Location
+
+    limits = {k: v for k, v in (limits or {}).items() if v is not None}
     if endpoint:
-        result = sparql.run_endpoint(text, endpoint, where=where)
+        result = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
+                                     allow_service=limits.get("allow_service", False))
     else:
-        from .index import load_keyed
-        from .paths import data_dir as resolve_data_dir
-
-        load, key = load_keyed(data_dir, lazy=True)
-        nt = sparql.nt_cache(load, key, resolve_data_dir(data_dir))
-        result = sparql.run_embedded(text, nt, where=where)
-    out = sparql.render(result, results)
+        if limits.get("allow_service"):
+            raise AtlasError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
+                             Location("--allow-service"))
+        result = sparql.run_embedded(text, nt or sparql_store(data_dir), where=where,
+                                     timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
+                                     max_rows=limits.get("max_rows", sparql.MAX_ROWS))
+    out = terminal_safe(sparql.render(result, results))
     return Answer(out[:-1] if out.endswith("\n") else out)
+
+
+def error_answer(exc) -> Answer:
+    """What the click CLI prints for an `AtlasError` without problems (see atlas.cli.main)."""
+    return Answer("", terminal_safe(f"Error: {exc}"), 1)
 
 
 def sparql_results(results: str | None, fmt: str) -> str:
@@ -148,7 +190,8 @@ def sparql_results(results: str | None, fmt: str) -> str:
 
 
 def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_ids=(), concept_ids=(),
-            clone=False, allow_shallow=False, progress=None, only_unchanged=False) -> Answer | None:
+            clone=False, allow_shallow=False, progress=None, only_unchanged=False, fetch_missing=False,
+            jobs=None) -> Answer | None:
     """`atlas refresh`: the harvest report. A run that changes nothing is remembered (the stamp)
     and answered from it until something changes. With `only_unchanged` (the launcher) nothing is
     harvested: None unless the stamp answers."""
@@ -160,7 +203,7 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     d = resolve_data_dir(data_dir)
     load, key = load_keyed(d, lazy=True)
     args = (key, repos_root(repos_dir, d), cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
-    report = None if clone else stamp.check(d, *args)  # nothing changed since the last no-op?
+    report = None if (clone or fetch_missing) else stamp.check(d, *args)  # nothing changed since the last no-op?
     if report is None and only_unchanged:
         return None
     if report is None:
@@ -169,7 +212,7 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
         atlas = load()
         report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
                      concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
-                     state=(atlas.harvests, atlas.sightings))
+                     fetch_missing=fetch_missing, jobs=jobs, state=(atlas.harvests, atlas.sightings))
         stamp.remember(d, *args, atlas, report)
     return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
 

@@ -5,7 +5,6 @@ folder's real path and by the package's code (see atlas.cache for the keys).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from . import cache
@@ -13,27 +12,16 @@ from .cache import crc
 from .errors import AtlasError, Location
 from .model import Atlas
 from .paths import data_dir as resolve_data_dir
+from .walk import list_files
 
 
 def _scan(root: Path) -> list[tuple[str, int, int]]:
-    out = []
-    stack = [root]
-    while stack:
-        d = stack.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for e in entries:
-            if e.name.startswith("."):
-                continue
-            if e.is_dir():
-                stack.append(Path(e.path))
-            elif e.name.endswith((".yaml", ".yml")):
-                st = e.stat()
-                out.append((os.path.relpath(e.path, root), st.st_size, st.st_mtime_ns))
-    out.sort()
-    return out
+    """The data files (the one walk, `atlas.walk`); a problem met on the way stops the command."""
+    listing = list_files(root)
+    if listing.problems:
+        raise AtlasError(f"the data folder has {len(listing.problems)} problem(s)", Location(str(root)),
+                         "run `atlas validate` for the full list", problems=listing.problems)
+    return listing.files
 
 
 def _head_file(root: Path) -> Path:

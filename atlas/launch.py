@@ -28,9 +28,9 @@ def parse(argv: list[str], dests: tuple[str, ...], words: bool) -> tuple[dict, l
         arg = argv[i]
         option = table.get(arg)
         if option is not None and i + 1 < len(argv):
-            value = argv[i + 1]
-            if option.choices and value not in option.choices:
-                return None
+            value = option.convert(argv[i + 1])
+            if value is None:
+                return None  # click names what is wrong with it
             opts[option.dest] = value
             i += 2
             continue
@@ -69,13 +69,19 @@ def _fast_refresh(argv: list[str]):
 
 def _fast_sparql(argv: list[str]):
     """`atlas query --sparql Q [--results R] [--format F] [--data D]` over the embedded store."""
-    from .commands import FAST, sparql_query, sparql_results
+    from .commands import FAST, error_answer, sparql_query, sparql_results, sparql_store
+    from .errors import AtlasError
 
     parsed = parse(argv[1:], FAST["sparql"], words=False)
     if parsed is None or parsed[0]["sparql"] is None:
         return None
     opts = parsed[0]
-    return sparql_query(opts["sparql"], sparql_results(opts["results"], opts["fmt"]), opts["data_dir"])
+    nt = sparql_store(opts["data_dir"])  # bad data: the full CLI reports every problem
+    try:
+        return sparql_query(opts["sparql"], sparql_results(opts["results"], opts["fmt"]), opts["data_dir"],
+                            limits={"timeout": opts["timeout"], "max_rows": opts["max_rows"]}, nt=nt)
+    except AtlasError as exc:  # refused, malformed or over a limit: answered here, never run twice
+        return error_answer(exc)
 
 
 def _fast_query(argv: list[str]):

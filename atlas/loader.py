@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import difflib
+import re
 from pathlib import Path
 
 import yaml
 
-from .errors import Location, Problem
+from .errors import AtlasError, Location, Problem
 from .model import (
     CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
     METHODS, PRECISIONS, QUESTION_IDS, REPO_RE, REPO_STATUSES, SHA_RE, Atlas, Claim,
@@ -20,6 +21,8 @@ from .model import (
     RepoHarvest, Repository, Sighting, Text, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF,
 )
+from .text import day
+from .walk import list_files
 
 try:  # libyaml is much faster and keeps marks too
     _Loader = yaml.CSafeLoader
@@ -230,6 +233,10 @@ def _date(ctx: _Ctx, node, what: str) -> str | None:
     value = value.strip()
     if not DATE_RE.match(value[:10]):
         ctx.error(node, "bad-date", f"{what} {value!r} is not a date (YYYY-MM-DD...)")
+        return None
+    if day(value[:10]) is None:
+        ctx.error(node, "bad-date", f"{what} {value!r} is not a day of the calendar",
+                  "check the month (01-12) and the day of that month")
         return None
     return value
 
@@ -711,13 +718,8 @@ def _check_shas(ctx: _Ctx, f: dict, keys) -> None:
 # ---------------------------------------------------------------------------------------------
 
 def data_files(data_dir: Path) -> list[Path]:
-    """Every YAML file the atlas reads, in a stable order."""
-    out = []
-    for path in sorted(data_dir.rglob("*")):
-        if path.suffix in (".yaml", ".yml") and path.is_file() and not any(
-                part.startswith(".") for part in path.relative_to(data_dir).parts):
-            out.append(path)
-    return out
+    """Every YAML file the atlas reads, in a stable order (the one walk: `atlas.walk`)."""
+    return [data_dir / rel for rel, _, _ in list_files(data_dir).files]
 
 
 _FLOW_INDICATORS = "?:,[]{}#"
@@ -740,6 +742,47 @@ def _flow_scalar_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
             'quote the whole value: {en: "Who moves the data?", zh: "谁搬数据"}')
 
 
+# control characters other than tab and newline (CR is a line break in a file, not in a value)
+_CONTROL_IN_FILE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+MAX_TEXT = 1_000_000  # characters of one value; far beyond any card, far below the RDF store's limit
+_CONTROL_HINT = ("remove it: an ESC or OSC sequence could rewrite the reader's terminal; only newline and "
+                 "tab are allowed in text")
+
+
+def _control_at(ctx: _Ctx, text: str) -> bool:
+    """Report the first control character of a file's text (a NUL included) at its line."""
+    m = _CONTROL_IN_FILE.search(text)
+    if m is None:
+        return False
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - text.rfind("\n", 0, m.start())
+    name = "a NUL character" if m.group(0) == "\0" else f"control character U+{ord(m.group(0)):04X}"
+    ctx.error(Location(ctx.file, line, col), "control-character", f"{name} in the file", _CONTROL_HINT)
+    return True
+
+
+def _check_values(ctx: _Ctx, root) -> None:
+    """Every scalar of a document (keys included): no control character but newline and tab
+    (an escape such as "\\e" or "\\x1b" in a quoted string makes one), and no giant value."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            m = _CONTROL.search(node.value)
+            if m:
+                ctx.error(node, "control-character",
+                          f"control character U+{ord(m.group(0)):04X} in a value", _CONTROL_HINT)
+            if len(node.value) > MAX_TEXT:
+                ctx.error(node, "too-long", f"a value of {len(node.value)} characters (at most {MAX_TEXT})",
+                          "shorten it; the RDF export and the SPARQL store refuse giant literals")
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+
+
 def _compose(path: Path, ctx: _Ctx):
     try:
         raw = path.read_bytes()
@@ -752,8 +795,13 @@ def _compose(path: Path, ctx: _Ctx):
         line = raw[: exc.start].count(b"\n") + 1
         ctx.error(Location(ctx.file, line, 1), "bad-encoding", "file is not valid UTF-8")
         return None
+    if _control_at(ctx, text):
+        return None
     try:
-        return yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=_Loader)
+        if root is not None:
+            _check_values(ctx, root)
+        return root
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
@@ -879,8 +927,14 @@ def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
         loaded.problems.append(Problem(Location(str(data_dir)), "error", "no-data",
                                        "data directory does not exist"))
         return loaded
+    try:
+        listing = list_files(data_dir, lambda rel: _display(data_dir / rel, base))
+    except AtlasError as exc:
+        loaded.problems.append(Problem(exc.location, "error", "data-root", exc.message, exc.hint))
+        return loaded
+    loaded.problems.extend(listing.problems)
     reading = _Reading(loaded)
-    for path in data_files(data_dir):
+    for path in (data_dir / rel for rel, _, _ in listing.files):
         loaded.files.append(path)
         _read_file(reading, path, path.relative_to(data_dir), _display(path, base))
     _sort(loaded.atlas)

@@ -57,19 +57,6 @@ def _check_date(value: str | None, where: str) -> str | None:
         raise AtlasError(f'"{value}" is not a date', Location(where), "use YYYY-MM-DD") from None
 
 
-def refuse_service(query: str, where: str = "query") -> None:
-    """SERVICE would make the embedded store send requests over the network: refuse it."""
-    from .sparql import _STRIP
-
-    bare = _STRIP.sub(" ", query)
-    m = re.search(r"(?<![\w:?$@-])SERVICE(?![\w:-])", bare, re.I)
-    if m:
-        line = bare[: m.start()].count("\n") + 1
-        raise AtlasError("SERVICE would send the query to another server; the atlas answers from "
-                         "its own data only", Location(where, line, m.start() - bare.rfind("\n", 0, m.start())),
-                         "remove the SERVICE clause")
-
-
 class AtlasTools:
     """The tools, as plain functions returning the library's values (no MCP here)."""
 
@@ -129,8 +116,7 @@ class AtlasTools:
         from .index import load_keyed
         from .paths import data_dir as resolve
 
-        sparql.guard(query)
-        refuse_service(query)
+        sparql.guard(query)  # SPARQL Update and SERVICE are refused
         load, key = load_keyed(self.data_dir, lazy=True)
         result = sparql.run_embedded(query, sparql.nt_cache(load, key, resolve(self.data_dir)))
         import json

@@ -45,7 +45,7 @@ CONFIDENCES = ("read-in-source", "second-hand", "derived", "unverified")
 CLAIM_STATUSES = ("confirmed", "refuted", "hypothesis", "placeholder", "open")
 EDGE_TYPES = ("data", "sync", "control", "order")
 REPO_STATUSES = ("active", "mirror", "archived", "migrated", "unavailable")
-PRECISIONS = ("exact", "on-or-before")
+PRECISIONS = ("exact", "on-or-before", "unknown")  # unknown: not found, missing blobs could hold it
 METHODS = ("term", "path")
 LANGS = ("en", "zh")
 

@@ -498,7 +498,10 @@ def timeline(atlas: Atlas, term: str | None = None, repos=(), as_of: str | None 
                              hint="run `atlas timeline` for all, or `atlas refresh` first")
     found = sorted((s for s in sightings if s.found),
                    key=lambda s: (_utc_key(s.committer_date), s.repo, s.concept, s.value))
-    missing = sorted((s for s in sightings if not s.found), key=lambda s: (s.repo, s.concept))
+    missing = sorted((s for s in sightings if not s.found and s.precision != "unknown"),
+                     key=lambda s: (s.repo, s.concept))
+    unknown = sorted((s for s in sightings if not s.found and s.precision == "unknown"),
+                     key=lambda s: (s.repo, s.concept))
     hidden = 0
     if as_of:
         keep = [s for s in found if s.date <= as_of]
@@ -512,6 +515,8 @@ def timeline(atlas: Atlas, term: str | None = None, repos=(), as_of: str | None 
                        "precision": s.precision, "note": s.note} for s in found],
         "not_found": [{"repo": s.repo, "concept": s.concept, "method": s.method,
                        "value": s.value, "cutoff": s.cutoff} for s in missing],
+        "unknown": [{"repo": s.repo, "concept": s.concept, "method": s.method,
+                     "value": s.value, "cutoff": s.cutoff, "note": s.note} for s in unknown],
     }
 
 

@@ -39,12 +39,25 @@ def _cut(s: str, w: int) -> tuple[str, str]:
 
 
 def wrap(s: str, w: int) -> list[str]:
+    """Lines of at most w columns, as repeated `_cut` would give, in one pass over s (linear)."""
     lines = []
     for para in (s or "").split("\n"):
-        while width(para) > w:
-            head, para = _cut(para, w)
-            lines.append(head.rstrip())
-        lines.append(para)
+        start, n = 0, len(para)
+        while True:
+            i, total = start, 0
+            while i < n and total + width(para[i]) <= w:
+                total += width(para[i])
+                i += 1
+            if i >= n:
+                lines.append(para[start:])
+                break
+            i = max(i, start + 1)  # a character wider than the line still moves on
+            space = para.rfind(" ", start, i) - start
+            cut = start + space if space > (i - start) // 2 else i
+            lines.append(para[start:cut].rstrip())
+            start = cut + (cut != i)
+            while start < n and para[start].isspace():
+                start += 1
     return lines or [""]
 
 
@@ -414,12 +427,12 @@ def repo(r: dict, lang: str = "en") -> str:
 
 def refresh_table(report) -> str:
     """The summary of `atlas refresh`: a row per repository, its messages, where the timeline is."""
-    rows = [[r.repo, str(r.probes), str(r.found), str(r.not_found), str(r.errors), f"{r.seconds:.2f}",
-             r.status] for r in report.rows]
+    rows = [[r.repo, str(r.probes), str(r.found), str(r.not_found), str(r.unknown), str(r.errors),
+             f"{r.seconds:.2f}", r.status] for r in report.rows]
     if not rows:
         return "no probes to harvest"
-    text = table(["repository", "probes", "found", "not found before cut-off", "errors", "seconds",
-                  "status"], rows, right=(1, 2, 3, 4, 5))
+    text = table(["repository", "probes", "found", "not found before cut-off", "unknown", "errors",
+                  "seconds", "status"], rows, right=(1, 2, 3, 4, 5, 6))
     msgs = [m for r in report.rows for m in r.messages]
     if msgs:
         text += "\n\n" + "\n".join(f"- {m}" for m in msgs)

@@ -16,6 +16,21 @@ def squash(text: str) -> str:
     return "".join(ch for ch in folded if ch not in " -_./()（）")
 
 
+def day(value: str) -> str | None:
+    """`value` if it is a day of the calendar written YYYY-MM-DD (2026-02-28), else None
+    (2026-02-30, 2026-13-45, 26-1-1). The one parser for dates given by people: data and options."""
+    import re
+
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return None
+    from datetime import date
+
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        return None
+
+
 def width(text: str) -> int:
     """Terminal columns taken by text: East Asian wide and full-width characters take two."""
     total = 0
@@ -34,7 +49,10 @@ def suggest(word: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
     scored: dict[str, float] = {}
     for name, ident in candidates.items():
         n = norm(name)
-        score = difflib.SequenceMatcher(None, key, n).ratio()
+        matcher = difflib.SequenceMatcher(None, key, n)
+        # real_quick_ratio is an upper bound computed from the lengths alone: a long input (a
+        # pasted page) skips the quadratic comparison with every name
+        score = matcher.ratio() if matcher.real_quick_ratio() >= 0.45 else 0.0
         if key and (key in n or n in key):
             score = max(score, 0.75 + 0.2 * min(len(key), len(n)) / max(len(key), len(n)))
         if score > scored.get(ident, 0.0):

@@ -6,8 +6,8 @@
    `git log -S<term> --first-parent --reverse` per probe (answers must be identical), vs one bare
    `git log -p --first-parent` over the same history (the floor), and a no-op refresh (a fresh
    Python process) vs `python -c pass`.
-3. With --real (default: /work/.mirror/hicann+hccl/repo when present), the same against a real
-   snapshot with 50 identifiers taken from its history.
+3. With --real ID (default: hicann/hccl, found under $ATLAS_REPOS as `atlas refresh` finds clones),
+   the same against that real clone with 50 identifiers taken from its history.
 Targets: >= 10x faster than naive, <= 1.5x the floor, no-op <= 5x python -c pass.
 """
 from __future__ import annotations
@@ -174,7 +174,7 @@ def real_terms(gitdir: str, n: int = 50, seed: int = 3):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--commits", type=int, default=5000)
-    ap.add_argument("--real", default="/work/.mirror/hicann+hccl/repo")
+    ap.add_argument("--real", default="hicann/hccl", help="repository id of a local clone")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="atlas-bench-"))
     try:
@@ -183,12 +183,16 @@ def main():
         t, terms = timed(lambda: generate(gitdir, args.commits))
         print(f"generated {args.commits} commits with fast-import in {t:.1f} s; {len(terms)} probes")
         measure("generated", repos, "bench/gen", str(gitdir), terms)
-        real = Path(args.real)
-        if (real / "HEAD").is_file():
-            # layout <root>/<owner>+<name>/repo, as locate.py understands it
-            owner_name = real.parent.name
-            rid = owner_name.replace("+", "/", 1)
-            measure(f"real snapshot {rid}", real.parent.parent, rid, str(real), real_terms(str(real)))
+        from atlas.harvest import locate
+        from atlas.paths import repos_root
+
+        root = repos_root(None)
+        clone = locate.find_clone(args.real, root) if root.is_dir() else None
+        if clone is not None:
+            measure(f"real clone {args.real}", root, args.real, str(clone.gitdir),
+                    real_terms(str(clone.gitdir)))
+        else:
+            print(f"no clone of {args.real} under {root} (set ATLAS_REPOS); real measure skipped")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

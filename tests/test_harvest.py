@@ -332,7 +332,7 @@ def test_bare_repository_without_config_file(env, tmp_path):
     assert sightings(env)[("c", "BARE_T")].sha == c2
 
 
-def test_snapshot_layout_and_packed_refs(env, tmp_path):
+def test_flat_layout_and_packed_refs(env, tmp_path):
     src = Repo(tmp_path / "src")
     c1 = src.commit({"a": "SNAP_T\n"}, d(1))
     snap = env / "repos" / "o+r" / "repo"
@@ -352,23 +352,82 @@ def test_local_yaml_mapping(env, tmp_path):
     assert sightings(env)[("c", "MAP_T")].sha == c1
 
 
-def test_missing_blob_is_skipped_and_reported(env):
+def test_missing_blob_without_promisor_remote(env):
+    """A small blob deleted from the object store: named in a warning; what it could hold is
+    unknown, later hits are on-or-before, readable versions of its file are still searched."""
     r = Repo(env / "repos")
     r.commit({"a": "x\n"}, d(1))
-    big = ("BIG_ONLY_T filler line\n" * 200_000).encode()  # > 4 MiB, like the snapshots drop
-    c2 = r.commit({"data/big.bin.txt": big, "small.c": "SMALL_T\n"}, d(2))
+    c2 = r.commit({"data/small.txt": "MAYBE_T\n", "small.c": "SMALL_T\n"}, d(2))
     c3 = r.commit({"later.c": "LATER_T\n"}, d(3))
-    blob = git(r.path, "rev-parse", f"{c2}:data/big.bin.txt")
+    c4 = r.commit({"data/small.txt": "READABLE_T\n"}, d(4))
+    blob = git(r.path, "rev-parse", f"{c2}:data/small.txt")
     r.object_file(blob).unlink()
     report = run(env, atlas_of([("s", Probe("o/r", term="SMALL_T")), ("l", Probe("o/r", term="LATER_T")),
-                                ("p", Probe("o/r", path="data")), ("b", Probe("o/r", term="BIG_ONLY_T"))]))
+                                ("p", Probe("o/r", path="data")), ("m", Probe("o/r", term="MAYBE_T")),
+                                ("r", Probe("o/r", term="READABLE_T"))]))
     s = sightings(env)
-    assert s[("s", "SMALL_T")].sha == c2 and s[("l", "LATER_T")].sha == c3
-    assert s[("p", "data")].sha == c2  # the skipped file still counts for path probes
-    assert not s[("b", "BIG_ONLY_T")].found
-    h = read_state(env / "data" / "timeline.yaml")[0][0]
-    assert h.skipped_paths == ["data/big.bin.txt"]
-    assert any(p.code == "skipped-paths" for p in report.problems)
+    assert (s[("s", "SMALL_T")].sha, s[("s", "SMALL_T")].precision) == (c2, "exact")
+    assert (s[("l", "LATER_T")].sha, s[("l", "LATER_T")].precision) == (c3, "on-or-before")
+    assert blob[:12] in s[("l", "LATER_T")].note
+    assert (s[("r", "READABLE_T")].sha, s[("r", "READABLE_T")].precision) == (c4, "on-or-before")
+    assert (s[("p", "data")].sha, s[("p", "data")].precision) == (c2, "exact")
+    maybe = s[("m", "MAYBE_T")]
+    assert (maybe.found, maybe.precision) == (False, "unknown")
+    row = report.rows[0]
+    assert (row.found, row.unknown, row.not_found, row.errors) == (4, 1, 0, 0)
+    warn = next(p for p in report.problems if p.code == "missing-blobs")
+    assert blob[:12] in warn.message and "data/small.txt" in warn.message
+    assert "4 MiB" not in warn.message and "no promisor remote" in warn.hint
+    assert any(p.code == "probe-unknown" and "MAYBE_T" in p.message for p in report.problems)
+    assert read_state(env / "data" / "timeline.yaml")[0][0].skipped_paths == ["data/small.txt"]
+    # the same head again: the same answers, so nothing is read or written (no churn of the timeline)
+    again = run(env, atlas_of([("s", Probe("o/r", term="SMALL_T")), ("l", Probe("o/r", term="LATER_T")),
+                               ("p", Probe("o/r", path="data")), ("m", Probe("o/r", term="MAYBE_T")),
+                               ("r", Probe("o/r", term="READABLE_T"))]))
+    assert again.rows[0].status == "up-to-date" and not again.written
+    assert (again.rows[0].found, again.rows[0].unknown) == (4, 1)
+
+
+def test_partial_clone_degrades_unless_fetch_is_allowed(env, tmp_path):
+    src = Repo(tmp_path / "src")
+    src.commit({"a.c": "x\n"}, d(1))
+    c2 = src.commit({"inc/b.h": "PARTIAL_T\n"}, d(2))
+    src.git("config", "uploadpack.allowFilter", "true")
+    dest = env / "repos" / "o" / "r"
+    git(tmp_path, "clone", "-q", "--bare", "--filter=blob:none", f"file://{src.path}", str(dest))
+
+    def objects():
+        return git(dest, "cat-file", "--batch-all-objects", "--batch-check").count("\n")
+
+    before = objects()
+    atlas = atlas_of([("t", Probe("o/r", term="PARTIAL_T")), ("p", Probe("o/r", path="inc"))])
+    report = run(env, atlas)
+    assert objects() == before  # nothing was fetched
+    s = sightings(env)
+    assert (s[("t", "PARTIAL_T")].found, s[("t", "PARTIAL_T")].precision) == (False, "unknown")
+    assert s[("p", "inc")].sha == c2
+    warn = next(p for p in report.problems if p.code == "missing-blobs")
+    assert "partial clone" in warn.message and "--fetch-missing" in warn.hint
+    report = run(env, atlas, fetch_missing=True)
+    assert objects() > before
+    s = sightings(env)
+    assert (s[("t", "PARTIAL_T")].sha, s[("t", "PARTIAL_T")].precision) == (c2, "exact")
+    assert not any(p.code == "missing-blobs" for p in report.problems)
+
+
+def test_missing_commit_is_corruption_and_others_go_on(env):
+    good = Repo(env / "repos", "o/good")
+    g1 = good.commit({"a": "GOOD_T\n"}, d(1))
+    r = Repo(env / "repos", "o/bad")
+    r.commit({"a": "x\n"}, d(1))
+    c2 = r.commit({"b": "BAD_T\n"}, d(2))
+    r.commit({"c": "y\n"}, d(3))
+    r.object_file(c2).unlink()
+    report = run(env, atlas_of([("g", Probe("o/good", term="GOOD_T")), ("b", Probe("o/bad", term="BAD_T"))]))
+    rows = {row.repo: row for row in report.rows}
+    assert rows["o/bad"].status == "failed" and "corrupt" in rows["o/bad"].messages[0]
+    assert any(p.code == "corrupt-repository" for p in report.problems)
+    assert sightings(env)[("g", "GOOD_T")].sha == g1
 
 
 def test_bad_probe_and_bad_cutoff(env):
@@ -504,3 +563,165 @@ def test_clone_url_safety_and_file_clone(env, tmp_path):
     atlas.reindex()
     rep = run(env, atlas, clone=True, repo_ids=("o/z",))
     assert rep.rows[0].status == "failed" and "no URL" in rep.rows[0].messages[0]
+
+
+# -- headers that follow one another (empty commits, merges with an empty first-parent diff) ---
+
+
+def test_empty_commit_then_merge(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.git("checkout", "-q", "-b", "side")
+    intro = r.commit({"lib/x.c": "EMPTY_MERGE_T\n"}, d(2))
+    r.git("checkout", "-q", "master")
+    empty = r.commit({}, d(3), msg="empty")
+    r.git("merge", "-q", "--no-ff", "-m", "merge", "side", date=d(4))
+    merge = r.head()
+    run(env, atlas_of([("t", Probe("o/r", term="EMPTY_MERGE_T")), ("p", Probe("o/r", path="lib"))]))
+    s = sightings(env)
+    for key in (("t", "EMPTY_MERGE_T"), ("p", "lib")):
+        assert (s[key].sha, s[key].introduced, s[key].precision) == (merge, intro, "exact"), empty
+
+
+def test_empty_commit_then_ordinary_commit(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.commit({}, d(2), msg="empty")
+    c3 = r.commit({"b/c.c": "AFTER_EMPTY_T\n"}, d(3))
+    r.commit({"d.c": "AFTER_EMPTY_T again\n"}, d(4))
+    run(env, atlas_of([("t", Probe("o/r", term="AFTER_EMPTY_T")), ("p", Probe("o/r", path="b"))]))
+    s = sightings(env)
+    assert s[("t", "AFTER_EMPTY_T")].sha == c3 and s[("p", "b")].sha == c3
+
+
+def test_two_empty_commits_in_a_row(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.commit({}, d(2), msg="empty 1")
+    r.commit({}, d(3), msg="empty 2")
+    c4 = r.commit({"b.c": "TWO_EMPTY_T\n"}, d(4))
+    report = run(env, atlas_of([("t", Probe("o/r", term="TWO_EMPTY_T")),
+                                ("p", Probe("o/r", path="b.c"))]))
+    assert report.rows[0].read == 4  # every header is seen, none is swallowed by the one before
+    s = sightings(env)
+    assert s[("t", "TWO_EMPTY_T")].sha == c4 and s[("p", "b.c")].sha == c4
+
+
+def test_empty_root_commit(env):
+    r = Repo(env / "repos")
+    r.commit({}, d(1), msg="empty root")
+    c2 = r.commit({"a.c": "ROOT_EMPTY_T\n"}, d(2))
+    run(env, atlas_of([("t", Probe("o/r", term="ROOT_EMPTY_T")), ("p", Probe("o/r", path="a.c"))]))
+    s = sightings(env)
+    for key in (("t", "ROOT_EMPTY_T"), ("p", "a.c")):
+        assert (s[key].sha, s[key].precision) == (c2, "exact")
+
+
+def test_merge_with_empty_first_parent_diff(env):
+    r = Repo(env / "repos")
+    r.commit({"a.c": "base\n"}, d(1))
+    r.git("checkout", "-q", "-b", "side")
+    r.commit({"s.c": "side only\n"}, d(2))
+    r.git("checkout", "-q", "master")
+    r.git("merge", "-q", "--no-ff", "-s", "ours", "-m", "ours", "side", date=d(3))
+    ours = r.head()
+    assert git(r.path, "diff", f"{ours}^1", ours) == ""
+    r.git("checkout", "-q", "-b", "side2")
+    intro = r.commit({"n/x.c": "AFTER_OURS_T\n"}, d(4))
+    r.git("checkout", "-q", "master")
+    r.git("merge", "-q", "--no-ff", "-m", "merge 2", "side2", date=d(5))
+    merge2 = r.head()
+    c6 = r.commit({"z.c": "PLAIN_AFTER_T\n"}, d(6))
+    run(env, atlas_of([("t", Probe("o/r", term="AFTER_OURS_T")), ("p", Probe("o/r", path="n")),
+                       ("q", Probe("o/r", term="PLAIN_AFTER_T")), ("s", Probe("o/r", path="s.c"))]))
+    s = sightings(env)
+    assert (s[("t", "AFTER_OURS_T")].sha, s[("t", "AFTER_OURS_T")].introduced) == (merge2, intro)
+    assert (s[("p", "n")].sha, s[("p", "n")].introduced) == (merge2, intro)
+    assert s[("q", "PLAIN_AFTER_T")].sha == c6
+    assert not s[("s", "s.c")].found  # the ours-merge kept the mainline's tree
+
+
+# -- parallel harvest ---------------------------------------------------------------------------
+
+
+def test_parallel_harvest_equals_serial(env, tmp_path):
+    shas = {}
+    for i, rid in enumerate(("o/a", "o/b", "o/c")):
+        r = Repo(env / "repos", rid)
+        r.commit({"x": "x\n"}, d(1))
+        shas[rid] = r.commit({f"f{i}.c": "PAR_T\n"}, d(2 + i))
+    probes = [(f"c{i}", Probe(rid, term="PAR_T")) for i, rid in enumerate(shas)]
+    probes.append(("bad", Probe("o/missing", term="PAR_T")))
+    events = []
+    par = run(env, atlas_of(probes), jobs=3, progress=lambda *e: events.append(e))
+    assert [r.repo for r in par.rows] == ["o/a", "o/b", "o/c", "o/missing"]
+    assert [r.status for r in par.rows] == ["scanned"] * 3 + ["failed"]
+    assert {e[0] for e in events} == set(shas) and ("o/a", 2, 2) in events
+    assert {s.repo: s.sha for s in sightings(env).values()} == shas
+    serial = tmp_path / "serial"
+    serial.mkdir()
+    one = refresh(atlas_of(probes), serial, repos_root=env / "repos", cutoff="2026-08-26", jobs=1)
+    assert [(r.repo, r.status, r.found, r.messages) for r in one.rows] == \
+           [(r.repo, r.status, r.found, r.messages) for r in par.rows]
+    strip = lambda p: [ln for ln in p.read_text().splitlines() if "harvested_at" not in ln]  # noqa: E731
+    assert strip(serial / "timeline.yaml") == strip(env / "data" / "timeline.yaml")
+    again = run(env, atlas_of(probes), jobs=3)
+    assert [r.status for r in again.rows] == ["up-to-date"] * 3 + ["failed"] and not again.written
+
+
+# -- every listed repository accounted for ------------------------------------------------------
+
+
+def test_every_listed_repository_is_accounted_for(env):
+    from atlas.harvest import account_repositories
+
+    Repo(env / "repos", "o/done").commit({"a": "ACC_T\n"}, d(1))
+    Repo(env / "repos", "o/noprobe").commit({"a": "x\n"}, d(1))
+    pr = Repo(env / "repos", "o/pr")
+    sha = pr.commit({"a": "ACC_T\n"}, d(1))
+    pr.git("update-ref", "refs/pull/3/head", sha)
+    pr.git("symbolic-ref", "HEAD", "refs/pull/3/head")
+    bad = Repo(env / "repos", "o/corrupt")
+    bad.commit({"a": "ACC_T\n"}, d(1))
+    bad.object_file(git(bad.path, "rev-parse", "HEAD^{tree}")).unlink()
+    atlas = atlas_of([("c", Probe(r, term="ACC_T")) for r in ("o/done", "o/pr", "o/corrupt", "o/away")])
+    listed = {"o/done": "https://x.org/o/done", "o/noprobe": "https://x.org/o/noprobe",
+              "o/pr": "https://x.org/o/pr", "o/corrupt": "https://x.org/o/c", "o/away": "https://x.org/a",
+              "o/web": "", "o/gone": "https://x.org/gone"}
+    atlas.repositories = [Repository(id=r, urls=[u] if u else [],
+                                     status="unavailable" if r == "o/gone" else "active")
+                          for r, u in listed.items()]
+    atlas.reindex()
+    report = run(env, atlas)
+    rows = {r.repo: r for r in report.rows}
+    assert set(rows) == set(listed)  # every listed repository has a row
+    assert rows["o/noprobe"].status == "no-probes" and "no-probes" in rows["o/noprobe"].messages[0]
+    assert rows["o/web"].status == "no-probes" and "no-public-url" in rows["o/web"].messages[0]
+    atlas.harvests, atlas.sightings = read_state(env / "data" / "timeline.yaml")
+    states = {a.repo: a.state for a in account_repositories(atlas, env / "repos")}
+    assert states == {"o/done": "harvested", "o/noprobe": "no-probes", "o/pr": "pull-request-ref",
+                      "o/corrupt": "corrupt", "o/away": "not-cloned", "o/web": "no-public-url",
+                      "o/gone": "no-public-url"}
+
+
+def test_timeline_repos_report_names_every_listed_repository(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from atlas.cli import cli
+
+    empty = tmp_path / "clones"
+    empty.mkdir()
+    res = CliRunner().invoke(cli, ["timeline", "--repos-report", "--repos", str(empty),
+                                   "--data", str(ROOT / "data"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    listed = {r["id"] for f in (ROOT / "data" / "repositories").glob("*.yaml")
+              for r in yaml.safe_load(f.read_text(encoding="utf-8"))["repositories"]}
+    got = {a["repo"]: a for a in doc["repositories"]}
+    assert listed <= set(got)
+    assert all(a["state"] in ("not-cloned", "no-public-url") and a["reason"] for a in got.values())
+    text = CliRunner().invoke(cli, ["timeline", "--repos-report", "--repos", str(empty),
+                                    "--data", str(ROOT / "data")])
+    assert "not-cloned" in text.output and "repository" in text.output

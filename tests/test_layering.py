@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 LAYERS = [
     ("base", ["errors", "text", "vocab", "paths", "output"]),
     ("model", ["model"]),
-    ("read", ["loader", "checks"]),
+    ("read", ["walk", "loader", "checks"]),
     ("store", ["cache", "search", "index"]),
     ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
     ("commands", ["commands"]),
@@ -26,6 +26,7 @@ LAYERS = [
 # Edges inside one layer, each with its reason. Everything else in a layer is independent.
 SIBLINGS = {
     ("checks", "loader"): "cross-record checks run on the loader's result",
+    ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
     ("index", "cache"): "the compiled index is stored through the cache module",
     ("index", "search"): "the search index is built with the compiled index, under its key",
     ("search", "cache"): "the search index is a cache file keyed like the compiled index",

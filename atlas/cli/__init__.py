@@ -72,9 +72,11 @@ def main(argv=None):
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except AtlasError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        from ..output import terminal_safe
+
+        click.echo(terminal_safe(f"Error: {exc}"), err=True)
         for problem in exc.problems[:20]:
-            click.echo(str(problem), err=True)
+            click.echo(terminal_safe(str(problem)), err=True)
         if len(exc.problems) > 20:
             click.echo(f"... and {len(exc.problems) - 20} more (run `atlas validate`)", err=True)
         sys.exit(1)

@@ -12,15 +12,18 @@ from ..output import format_result, to_json
 FORMATS = OPTIONS["fmt"].choices
 
 
-def table_option(dest: str):
-    """The click decorator of the option `dest` of the table."""
+def table_option(dest: str, help: str | None = None):
+    """The click decorator of the option `dest` of the table (`help`: this command's own words)."""
     o = OPTIONS[dest]
     if o.folder:
         kind = click.Path(file_okay=False)
+    elif o.number is not None:
+        ranged = click.FloatRange if o.number is float else click.IntRange
+        kind = ranged(min=o.bounds[0], max=o.bounds[1])
     else:
         kind = click.Choice(list(o.choices)) if o.choices else None
     return click.option(*o.flags, o.dest, type=kind, default=o.default, envvar=o.envvar,
-                        show_default=o.default is not None, metavar=o.metavar, help=o.help)
+                        show_default=o.default is not None, metavar=o.metavar, help=help or o.help)
 
 
 data_option = table_option("data_dir")

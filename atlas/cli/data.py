@@ -6,6 +6,7 @@ import sys
 import click
 
 from ..index import validate as run_validate
+from ..output import terminal_safe
 from .common import data_option, emit_json, format_option
 
 
@@ -42,7 +43,7 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
             for p in problems]})
     else:
         for p in problems:
-            click.echo(str(p))
+            click.echo(terminal_safe(str(p)))
         files = len({p.location.file for p in problems})
         a = loaded.atlas
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s) in {files} file(s); "

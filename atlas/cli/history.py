@@ -43,6 +43,27 @@ class _Bars:
             self.bar = None
 
 
+class _SharedBar(_Bars):
+    """One bar over the commits of all repositories harvested at once (`-j` above 1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: dict[str, tuple[int, int]] = {}
+
+    def __call__(self, repo, done, total):
+        self.seen[repo] = (done, total)
+        if self.bar is None:
+            self.bar = click.progressbar(length=1, label="harvest", file=sys.stderr,
+                                         show_pos=True, width=30)
+            self.bar.__enter__()
+        self.bar.length = max(1, sum(t for _d, t in self.seen.values()))
+        now = sum(d for d, _t in self.seen.values())
+        self.bar.label = f"{repo} ({len(self.seen)} repositories)"
+        if now > self.done:
+            self.bar.update(now - self.done)
+            self.done = now
+
+
 @click.command()
 @click.option("--cutoff", metavar="DATE", default=None,
               help="Research cut-off YYYY-MM-DD (end of that day, UTC, on the committer date); "
@@ -56,8 +77,15 @@ class _Bars:
                    "(the only network use).")
 @click.option("--allow-shallow", is_flag=True,
               help="Harvest shallow clones too; every date is then on-or-before.")
+@click.option("--fetch-missing", is_flag=True,
+              help="Let git fetch the missing blobs of a partial clone from its promisor remote "
+                   "(network use); without it probes those blobs could hold are `unknown`.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Harvest N repositories at once in separate processes (default: the number "
+                   "of CPUs).")
 @common_options
-def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data_dir, fmt):
+def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, jobs,
+            data_dir, fmt):
     """Harvest when each probe first became visible on its repository's mainline into
     data/timeline.yaml (incremental: unchanged repositories return at once).
 
@@ -65,12 +93,16 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
     Examples:
       atlas refresh
       atlas refresh --repo hicann/hccl --cutoff 2026-06-30
+      atlas refresh -j 2
     """
     from ..commands import refresh as run
 
-    bars = _Bars() if (fmt == "text" and sys.stderr.isatty()) else None
+    bars = None
+    if fmt == "text" and sys.stderr.isatty():
+        bars = _Bars() if jobs == 1 else _SharedBar()
     try:
-        result = run(data_dir, repos_dir, fmt, cutoff, repo_ids, concept_ids, clone, allow_shallow, bars)
+        result = run(data_dir, repos_dir, fmt, cutoff, repo_ids, concept_ids, clone, allow_shallow, bars,
+                     fetch_missing=fetch_missing, jobs=jobs)
     finally:
         if bars:
             bars.close()
@@ -83,8 +115,13 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, data
 @click.option("--as-of", "as_of", metavar="DATE", default=None,
               help="Show the atlas as of DATE (YYYY-MM-DD): sightings whose commit date (UTC) is "
                    "after that day are hidden.")
+@click.option("--repos-report", is_flag=True,
+              help="Account for every listed repository instead: harvested, or why not (no public "
+                   "git URL, not cloned here, corrupt, pull-request ref, no probes).")
+@table_option("repos_dir", help="Root of the local clones for --repos-report (default: $ATLAS_REPOS, else "
+                                "repos/).")
 @common_options
-def timeline(term, repo_ids, as_of, data_dir, fmt):
+def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
     """When each probe first became visible, oldest first (date, repository, concept, short sha,
     precision). TERM filters by concept id or name, or by probe value.
 
@@ -92,14 +129,19 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
     Examples:
       atlas timeline
       atlas timeline hccs --as-of 2025-12-31
+      atlas timeline --repos-report
     """
     from ..harvest.run import parse_cutoff
 
     if as_of:
         as_of = parse_cutoff(as_of, "--as-of").isoformat()
-    atlas = get_atlas(_data(data_dir))
+    d = _data(data_dir)
+    atlas = get_atlas(d)
+    if repos_report:
+        return _repos_report(atlas, d, repos_dir, repo_ids, fmt)
     plain = queries.timeline(atlas, term, repo_ids, as_of)
     found, missing, hidden = plain["sightings"], plain["not_found"], plain["hidden_after_as_of"]
+    unknown = plain["unknown"]
 
     def text(_o):
         lines = []
@@ -117,7 +159,38 @@ def timeline(term, repo_ids, as_of, data_dir, fmt):
             lines.append("not found before the cut-off:")
             lines += [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
                       for s in missing]
+        if unknown:
+            lines.append("")
+            lines.append("unknown (blobs missing from the clone could hold them):")
+            lines += [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
+                      for s in unknown]
         return "\n".join(lines)
+
+    emit(fmt, plain, text)
+
+
+def _repos_report(atlas, d, repos_dir, repo_ids, fmt):
+    from ..harvest import account_repositories
+    from ..paths import repos_root
+
+    accounts = account_repositories(atlas, repos_root(repos_dir, d))
+    if repo_ids:
+        accounts = [a for a in accounts if a.repo in repo_ids]
+    counts: dict[str, int] = {}
+    for a in accounts:
+        counts[a.state] = counts.get(a.state, 0) + 1
+    plain = {"counts": counts, "repositories": [a.to_plain() for a in accounts]}
+
+    def text(_o):
+        rows = [[a.repo, a.state, str(a.probes), str(a.found), str(a.not_found), str(a.unknown),
+                 a.first_day or "-"] for a in accounts]
+        out = [render.table(["repository", "state", "probes", "found", "not found", "unknown",
+                             "first (UTC)"], rows, right=(2, 3, 4, 5))]
+        out.append("")
+        out += [f"- {a.repo}: {a.reason}" for a in accounts if a.reason]
+        out.append("")
+        out.append(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+        return "\n".join(out)
 
     emit(fmt, plain, text)
 

@@ -11,7 +11,7 @@ from ..paths import data_dir as resolve_data_dir
 from .common import data_option
 
 
-def run_sparql(text, path, endpoint, results, data_dir):
+def run_sparql(text, path, endpoint, results, data_dir, limits=None):
     from ..commands import sparql_query
     from .common import finish
 
@@ -22,7 +22,7 @@ def run_sparql(text, path, endpoint, results, data_dir):
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
-    finish(sparql_query(text, results, data_dir, endpoint, where))
+    finish(sparql_query(text, results, data_dir, endpoint, where, limits))
 
 
 @click.command()
@@ -50,6 +50,10 @@ def export(fmt, output, to_endpoint, graph, data_dir):
     from ..index import load_atlas
     from ..rdf import build_graph, serialize
 
+    if to_endpoint:
+        from ..sparql import check_url
+
+        check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
     atlas = load_atlas(data_dir)
     g = build_graph(atlas, resolve_data_dir(data_dir) / "ontology.ttl")
     if to_endpoint:

@@ -1,16 +1,16 @@
 """`atlas map`: write the HTML site (overview, timeline, concept pages, explorer, flow pages)."""
 from __future__ import annotations
 
-import re
-
 import click
 
 from .common import data_option, get_atlas
 
 
 def _date(ctx, param, value):
-    if value is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
-        raise click.BadParameter("expected a date YYYY-MM-DD", ctx=ctx, param=param)
+    from ..text import day
+
+    if value is not None and day(value) is None:
+        raise click.BadParameter(f"{value!r} is not a day (expected a date YYYY-MM-DD)", ctx=ctx, param=param)
     return value
 
 

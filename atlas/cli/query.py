@@ -11,12 +11,10 @@ LANG = lang_option
 
 
 def _date(ctx, param, value):
-    if value is None:
-        return None
-    import re
+    from ..text import day
 
-    if not re.match(r"^\d{4}-\d{2}-\d{2}$", value):
-        raise click.BadParameter("use YYYY-MM-DD", ctx=ctx, param=param)
+    if value is not None and day(value) is None:
+        raise click.BadParameter(f"{value!r} is not a day (use YYYY-MM-DD)", ctx=ctx, param=param)
     return value
 
 
@@ -36,9 +34,14 @@ AS_OF = click.option("--as-of", callback=_date, default=None, metavar="DATE",
               help="Read the SPARQL query from a file.")
 @click.option("--endpoint", default=None, metavar="URL",
               help="With --sparql: send the query to this SPARQL endpoint instead of the embedded store.")
+@click.option("--allow-service", is_flag=True,
+              help="With --endpoint: let the endpoint follow SERVICE clauses (the embedded store never does).")
+@table_option("timeout")
+@table_option("max_rows")
 @table_option("results")
 @common_options
-def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, data_dir, fmt):
+def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, allow_service, timeout, max_rows, results,
+          data_dir, fmt):
     """Show a concept card, search everything the atlas says, or filter concepts.
 
     When the words name one concept (an id, an English or Chinese name or alias, case- and
@@ -62,7 +65,8 @@ def query(terms, lang, as_of, search, sparql, sparql_file, endpoint, results, da
     if sparql or sparql_file:
         from .linked import run_sparql
 
-        run_sparql(sparql, sparql_file, endpoint, commands.sparql_results(results, fmt), data_dir)
+        run_sparql(sparql, sparql_file, endpoint, commands.sparql_results(results, fmt), data_dir,
+                   limits={"allow_service": allow_service, "timeout": timeout, "max_rows": max_rows})
         return
     if not terms:
         raise click.UsageError("give a TERM, FILTERs or --sparql (see atlas query --help)")

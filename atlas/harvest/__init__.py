@@ -10,7 +10,8 @@ import importlib
 
 _EXPORTS = {"refresh": "run", "RefreshReport": "report", "RepoRow": "report", "verify": "pincheck",
             "VerifyReport": "pincheck", "PinRow": "pincheck", "read_state": "timeline",
-            "write_state": "timeline"}
+            "write_state": "timeline",
+            "account_repositories": "accounts", "RepoAccount": "accounts"}
 __all__ = sorted(_EXPORTS)
 
 

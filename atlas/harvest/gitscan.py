@@ -34,7 +34,13 @@ CONFIG = [
 DIFF = ["-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
         "--src-prefix=a/", "--dst-prefix=b/"]
 CHUNK = 1 << 20
-_UNREADABLE = re.compile(rb"unable to read ([0-9a-f]{40,64})")
+# how git says a blob is not in the object store (a partial clone says the second when it may not
+# fetch from its promisor remote)
+_UNREADABLE = re.compile(rb"unable to read ([0-9a-f]{40,64})|could not fetch ([0-9a-f]{40,64}) from "
+                         rb"promisor remote")
+# git may not use any transport while it reads history (a partial clone would otherwise fetch
+# missing blobs over the network); `fetch_missing=True` lifts this
+NO_TRANSPORT = "none"
 _ESC = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
         ord("r"): 13, ord('"'): 34, ord("\\"): 92}
 
@@ -55,6 +61,12 @@ class Scan:
     paths: dict[str, Commit] = field(default_factory=dict)
     commits: int = 0
     skipped_paths: list[str] = field(default_factory=list)
+    # when blobs are missing: blob sha -> the paths it was read at
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    # terms found where a missing blob at an earlier commit could hold an earlier appearance
+    # (term -> the missing blobs, oldest first), and terms not found that a missing blob could hold
+    earlier: dict[str, list[str]] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
 
 
 class GitError(AtlasError):
@@ -64,11 +76,13 @@ class GitError(AtlasError):
 class Repo:
     """git commands against one git directory (bare or not, with or without a config file)."""
 
-    def __init__(self, gitdir, name: str = ""):
+    def __init__(self, gitdir, name: str = "", fetch_missing: bool = False):
         self.gitdir = str(gitdir)
         self.name = name or self.gitdir
         self.git = gitpython.Git(self.gitdir)
         self.env = {"GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
+        if not fetch_missing:
+            self.env["GIT_ALLOW_PROTOCOL"] = NO_TRANSPORT
 
     def argv(self, *args: str) -> list[str]:
         return ["git", "--git-dir", self.gitdir, "--no-replace-objects", *CONFIG, *args]
@@ -123,13 +137,17 @@ class Repo:
              progress=None) -> Scan:
         """First commit (in --reverse order of `revs`) at which each term / path is visible.
 
-        `revs` are rev-list arguments (e.g. [cutoff_head] or [new, '^old']). When a snapshot
-        lacks blobs (git dies with `unable to read <sha>`), the paths of the missing blobs are
-        found with one `--raw` pass and `cat-file --batch-check`, and the scan is run again
-        without them; they are listed in `skipped_paths`.
+        `revs` are rev-list arguments (e.g. [cutoff_head] or [new, '^old']). When blobs are missing
+        (git dies with `unable to read <sha>`, or a partial clone may not fetch), one `--raw` pass
+        lists the blobs of the history, the object store says which are absent, and the scan runs
+        again without the paths they were read at (`skipped_paths`). The readable versions of
+        those paths are then searched one by one, and every term is marked: found where no missing
+        blob could hold an earlier appearance (exact), found but a missing blob at an earlier
+        commit could hold it (`earlier`), or not found while a missing blob could hold it
+        (`unknown`). Path probes need trees only and stay exact.
         """
         walk = (["--first-parent", "--diff-merges=first-parent"] if first_parent
-                else ["--topo-order", "--diff-merges=off"])
+                else ["--topo-order", "--diff-merges=first-parent"])
         base = ["log", *walk, *DIFF, "--reverse", FORMAT, *revs, "--"]
         proc = self.popen(*base)
         result, err = _read(proc, terms, paths, progress)
@@ -138,80 +156,220 @@ class Repo:
         if not _UNREADABLE.search(err):
             raise GitError(f"{self.name}: git log failed (corrupt repository?): {_first_line(err)}",
                            Location(self.name))
-        missing, commits = self.missing_blobs(walk, revs)
+        history = self.history_blobs(walk, revs)
+        missing = history.missing()
         if not missing:
             raise GitError(f"{self.name}: an object git needs is missing or unreadable (corrupt "
                            f"repository): {_first_line(err)}", Location(self.name))
-        excl = [f":(exclude,literal){p}" for p in sorted(missing)]
-        proc = self.popen(*base, *excl)
+        skipped = sorted({p for ps in missing.values() for p in ps})
+        excl = [f":(exclude,literal){p}" for p in skipped]
+        proc = self.popen(*base[:1], "--full-history", *base[1:], *excl)
         result, err = _read(proc, terms, paths, progress)
         if err is not None:
-            raise GitError(f"{self.name}: git log failed even without the {len(missing)} paths "
+            raise GitError(f"{self.name}: git log failed even without the {len(skipped)} paths "
                            f"whose blobs are missing: {_first_line(err)}", Location(self.name))
-        result.skipped_paths = sorted(missing)
+        result.skipped_paths = skipped
+        result.missing = {b: sorted(ps) for b, ps in missing.items()}
+        self._settle(result, history, set(skipped), terms, paths)
+        return result
+
+    def _settle(self, result: Scan, history: "_History", skipped: set[str], terms, paths):
+        order = {c.sha: i for i, c in enumerate(history.commits)}
+        missing = history.absent
+        # the first commit whose tree holds a missing blob: where one is written, or the one
+        # before a change that replaces it
+        first_missing = None
+        for i, c in enumerate(history.commits):
+            if any(old in missing for _p, old, _new, _st in c.changes):
+                first_missing = i - 1
+                break
+            if any(new in missing for _p, _old, new, _st in c.changes):
+                first_missing = i
+                break
+        # readable versions of the skipped paths, searched for the terms directly (binary ones,
+        # which git would not diff, are left out as in the scan)
+        wanted = {new for c in history.commits for p, _old, new, _st in c.changes
+                  if p in skipped and new not in missing and new.strip("0")}
+        contents = self.read_blobs(sorted(wanted)) if terms else {}
+        contents = {b: v for b, v in contents.items() if b"\x00" not in v[:8000]}
+        for t in dict.fromkeys(terms):
+            needle = t.encode("utf-8")
+            for i, c in enumerate(history.commits):
+                if t in result.terms and order.get(result.terms[t].sha, -1) <= i:
+                    break
+                if any(p in skipped and needle in contents.get(new, b"")
+                       for p, _old, new, _st in c.changes):
+                    result.terms[t] = c.commit()
+                    break
+            hit = result.terms.get(t)
+            if hit is None:
+                result.unknown.append(t)
+            elif first_missing is not None and first_missing < order.get(hit.sha, -1):
+                at = order[hit.sha]
+                result.earlier[t] = list(dict.fromkeys(
+                    b for j, c in enumerate(history.commits[:at + 1])
+                    for _p, old, new, _st in c.changes
+                    for b in ((old, new) if j < at else (old,)) if b in missing))
         # a path probe can be satisfied by a skipped file: take the earlier of both answers
-        order = {c.sha: i for i, c in enumerate(commits)}
-        for c in commits:
-            for path in c.adds:
+        for c in history.commits:
+            for path, _old, _new, status in c.changes:
+                if status != "A" or path not in skipped:
+                    continue
                 for probe in paths:
                     old = result.paths.get(probe)
                     if old is not None and order.get(old.sha, -1) <= order[c.sha]:
                         continue
                     if _under(path, probe):
-                        result.paths[probe] = Commit(c.sha, c.parents, c.committer_date,
-                                                     c.author_date)
-        return result
+                        result.paths[probe] = c.commit()
 
-    def missing_blobs(self, walk: list[str], revs: list[str]):
-        """Paths whose blobs are absent, and every commit (in order) with the skipped paths it
-        adds."""
+    def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
+        """Contents of readable blobs (one `git cat-file --batch`)."""
+        if not shas:
+            return {}
+        _, out, _ = self.run("cat-file", "--batch", input="".join(f"{s}\n" for s in shas).encode())
+        got: dict[str, bytes] = {}
+        pos = 0
+        while pos < len(out):
+            nl = out.index(b"\n", pos)
+            head = out[pos:nl].split(b" ")
+            pos = nl + 1
+            if len(head) < 3:
+                continue
+            size = int(head[2])
+            got[head[0].decode()] = out[pos:pos + size]
+            pos += size + 1
+        return got
+
+    def present_objects(self) -> set[str]:
+        """Every object in the local object store (never asks a promisor remote)."""
+        _, out, _ = self.run("cat-file", "--batch-all-objects", "--batch-check=%(objectname)",
+                             "--unordered")
+        return set(out.decode().split())
+
+    def promisor_remote(self) -> str:
+        """The promisor remote of a partial clone, or ''."""
+        status, out, _ = self.run("config", "--get-regexp", r"^(remote\..*\.promisor|"
+                                  r"extensions\.partialclone)$", check=False)
+        for line in out.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            if key.lower() == "extensions.partialclone" and value:
+                return value
+            if key.endswith(".promisor") and value.lower() in ("true", "yes", "on", "1"):
+                return key[len("remote."):-len(".promisor")]
+        return ""
+
+    # -- brute force, for the commits a merge brings in -------------------------------------
+
+    def rev_list(self, revs: list[str], boundary: bool = False) -> tuple[list[str], list[str]]:
+        """(commits of `revs` oldest first in --topo-order, boundary commits)."""
+        extra = ["--boundary"] if boundary else []
+        status, out, err = self.run("rev-list", "--topo-order", "--reverse", *extra, *revs, "--",
+                                    check=False)
+        if status:
+            raise GitError(f"{self.name}: cannot walk {' '.join(revs)} (corrupt repository?): "
+                           f"{_first_line(err)}", Location(self.name))
+        inside, edge = [], []
+        for line in out.decode().split():
+            (edge if line.startswith("-") else inside).append(line.lstrip("-"))
+        return inside, edge
+
+    def holding_term(self, term: str, commits: list[str]) -> set[str]:
+        """The commits whose tree has `term` in some file (`git grep -F`)."""
+        found: set[str] = set()
+        for i in range(0, len(commits), 256):
+            batch = commits[i:i + 256]
+            status, out, err = self.run("grep", "-F", "-l", "-z", "-I", "-e", term, *batch, "--",
+                                        check=False)
+            if status not in (0, 1):
+                raise GitError(f"{self.name}: git grep failed: {_first_line(err)}",
+                               Location(self.name))
+            for item in out.split(b"\x00"):
+                if item:
+                    found.add(item.split(b":", 1)[0].decode())
+        return found
+
+    def holding_path(self, probe: str, commits: list[str]) -> set[str]:
+        """The commits whose tree has a file at or under `probe` (`git ls-tree`)."""
+        found: set[str] = set()
+        for sha in commits:
+            status, out, err = self.run("ls-tree", "-r", "-z", "--name-only", sha, "--", probe,
+                                        check=False)
+            if status:
+                raise GitError(f"{self.name}: cannot read the tree of {sha[:12]} (corrupt "
+                               f"repository?): {_first_line(err)}", Location(self.name))
+            names = [n.decode("utf-8", "surrogateescape") for n in out.split(b"\x00") if n]
+            if any(_under(n, probe) for n in names):
+                found.add(sha)
+        return found
+
+    def commit(self, sha: str) -> Commit:
+        _, out, _ = self.run("show", "-s", FORMAT, sha)
+        head, cdate, adate = out.strip(b"\n")[2:].split(b"\x00")
+        sha, *parents = head.decode().split(" ")
+        return Commit(sha, [p for p in parents if p], cdate.decode(), adate.decode())
+
+    def history_blobs(self, walk: list[str], revs: list[str]) -> "_History":
+        """Every commit of the walk (in order) with its changes (path, old blob, new blob, status),
+        from one `git log --raw` pass, which needs commits and trees but no blob."""
         status, out, err = self.run("log", *walk, "--no-renames", "--raw", "-z", "--no-abbrev",
                                     "--reverse", FORMAT, *revs, "--", check=False)
         if status:
-            raise GitError(f"{self.name}: cannot list the history's files (corrupt repository?): "
-                           f"{_first_line(err)}", Location(self.name))
-        commits: list = []
-        blobs: dict[str, set[str]] = {}
-        toks = out.split(b"\x00")
-        i = 0
-        cur = None
-        while i < len(toks):
-            tok = toks[i].lstrip(b"\n")
-            if tok.startswith(b"\x01"):
-                head = tok[1:].decode()
-                sha, *parents = head.split(" ")
-                cur = _AddedCommit(sha, [p for p in parents if p], toks[i + 1].decode(),
-                                   toks[i + 2].decode())
-                commits.append(cur)
-                i += 3
-                continue
-            if tok.startswith(b":") and i + 1 < len(toks):
-                meta = tok.split(b" ")
+            raise GitError(f"{self.name}: corrupt repository: a commit or tree of the history is "
+                           f"missing or unreadable: {_first_line(err)}", Location(self.name))
+        history = _History(self)
+        for rec in out.split(MARK)[1:]:
+            head, cdate, rest = rec.split(b"\x00", 2)
+            adate, _, raw = rest.partition(b"\n")
+            sha, *parents = head.decode().split(" ")
+            cur = _Changes(sha, [p for p in parents if p], cdate.decode(),
+                           adate.split(b"\x00")[0].decode())
+            history.commits.append(cur)
+            toks = raw.lstrip(b"\n\x00").split(b"\x00")
+            i = 0
+            while i + 1 < len(toks):
+                meta = toks[i].lstrip(b"\n").split(b" ")
+                if not meta[0].startswith(b":") or len(meta) < 5:
+                    i += 1
+                    continue
                 path = toks[i + 1].decode("utf-8", "surrogateescape")
-                for sha in (meta[2], meta[3]):
-                    if sha.strip(b"0") and meta[0] != b":160000" and meta[1] != b"160000":
-                        blobs.setdefault(sha.decode(), set()).add(path)
-                if cur is not None and meta[4][:1] == b"A":
-                    cur.adds.append(path)
+                if meta[0] != b":160000" and meta[1] != b"160000":  # not a submodule
+                    cur.changes.append((path, meta[2].decode(), meta[3].decode(),
+                                        meta[4][:1].decode()))
                 i += 2
-                continue
-            i += 1
-        if not blobs:
-            return set(), commits
-        query = "".join(f"{s}\n" for s in blobs).encode()
-        _, out, _ = self.run("cat-file", "--batch-check", input=query)
-        missing: set[str] = set()
-        for line in out.splitlines():
-            if line.endswith(b" missing"):
-                missing |= blobs.get(line.split(b" ")[0].decode(), set())
-        for c in commits:
-            c.adds = [p for p in c.adds if p in missing]
-        return missing, commits
+        return history
 
 
 @dataclass
-class _AddedCommit(Commit):
-    adds: list[str] = field(default_factory=list)  # skipped paths the commit adds
+class _Changes:
+    sha: str
+    parents: list[str]
+    committer_date: str
+    author_date: str
+    changes: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+    def commit(self) -> Commit:
+        return Commit(self.sha, self.parents, self.committer_date, self.author_date)
+
+
+class _History:
+    def __init__(self, repo: Repo):
+        self.repo = repo
+        self.commits: list[_Changes] = []
+        self.absent: set[str] = set()
+
+    def missing(self) -> dict[str, set[str]]:
+        """blob sha -> paths, for the blobs of the history that are not in the object store."""
+        blobs: dict[str, set[str]] = {}
+        for c in self.commits:
+            for path, old, new, _st in c.changes:
+                for b in (old, new):
+                    if b.strip("0"):
+                        blobs.setdefault(b, set()).add(path)
+        if not blobs:
+            return {}
+        present = self.repo.present_objects()
+        self.absent = {b for b in blobs if b not in present}
+        return {b: blobs[b] for b in self.absent}
 
 
 def _first_line(err: bytes) -> str:
@@ -382,7 +540,10 @@ class _Parser:
             head, cdate, adate = data[nxt + 3:line_end].split(b"\x00")
             sha, *parents = head.decode().split(" ")
             self.cur = Commit(sha, [p for p in parents if p], cdate.decode(), adate.decode())
-            pos = line_end + 1
+            # resume AT the newline that ends the header: the next header may follow at once
+            # (an empty commit, a merge with an empty first-parent diff), and its marker is
+            # searched as "\n" + MARK
+            pos = line_end
 
     def finish(self) -> None:
         if self.cur is not None:

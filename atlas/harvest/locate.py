@@ -6,10 +6,10 @@ Where a clone is looked for, in order (``root`` is ``--repos``, else ``$ATLAS_RE
 1. ``root/local.yaml`` (git-ignored): a mapping ``owner/name: path`` (relative to ``root``, ``~``
    expanded) for clones kept elsewhere;
 2. ``root/<owner>/<name>`` (a clone with a work tree, or a bare repository), ``root/<owner>/<name>.git``;
-3. ``root/<owner>+<name>/repo`` and ``root/<owner>+<name>`` (the layout of fetched snapshots).
+3. ``root/<owner>+<name>/repo`` and ``root/<owner>+<name>`` (a flat layout).
 
 A directory is a git directory when it holds ``HEAD`` and ``objects/``; no ``config`` file is needed
-(bare snapshots have none). Refs are read from loose files and ``packed-refs`` so that an unchanged
+(bare copies may have none). Refs are read from loose files and ``packed-refs`` so that an unchanged
 repository is recognised without starting git or importing gitpython.
 """
 from __future__ import annotations
@@ -156,7 +156,7 @@ class RefReader:
         return self._packed
 
     def packed_one(self, name: str) -> str | None:
-        """One packed ref by a byte search (a snapshot's packed-refs can hold 25,000 refs)."""
+        """One packed ref by a byte search (a packed-refs file can hold 25,000 refs)."""
         if self._packed is not None:
             return self._packed.get(name)
         if self._packed_raw is None:

@@ -10,6 +10,7 @@ class RepoRow(Record):
     probes: int = 0
     found: int = 0
     not_found: int = 0
+    unknown: int = 0  # not seen, but missing blobs could hold them
     errors: int = 0
     seconds: float = 0.0
     status: str = ""  # up-to-date | scanned | incremental | failed | no-probes

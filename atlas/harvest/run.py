@@ -6,6 +6,7 @@ files alone. See docs/history.md for the definition and the incremental rules.
 """
 from __future__ import annotations
 
+import os
 import time
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -67,11 +68,16 @@ class _Want(Record):
 
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
-            progress=None, state=None) -> RefreshReport:
+            progress=None, state=None, fetch_missing: bool = False,
+            jobs: int | None = None) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
     or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
-    timeline (the compiled index has them), which spares re-reading the YAML."""
+    timeline (the compiled index has them), which spares re-reading the YAML.
+    `fetch_missing` lets git fetch the missing blobs of a partial clone from its promisor remote
+    (network use); without it git uses no transport at all. `jobs` repositories are harvested at
+    once in separate processes (default: the number of CPUs); the report and the timeline do not
+    depend on it."""
     day = parse_cutoff(cutoff)
     cutoff = day.isoformat()
     data_dir = Path(data_dir)
@@ -90,6 +96,8 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
                              hint="repositories are listed in data/repositories/")
 
     groups: dict[str, list[tuple[str, Probe]]] = {rid: [] for rid in repo_ids}
+    if not repo_ids and not concept_ids:  # every listed repository gets a row, probes or not
+        groups.update({r.id: [] for r in atlas.repositories})
     for c in atlas.concepts:
         if concept_ids and c.id not in concept_ids:
             continue
@@ -106,22 +114,36 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     new_h: list[RepoHarvest] = []
     new_s: list[Sighting] = []
     drop: set = set()
+    done: dict[str, tuple] = {}
+    waiting: list[_RepoJob] = []
     for rid in sorted(groups):
-        t0 = time.perf_counter()
         row = RepoRow(rid, probes=len(groups[rid]))
-        report.rows.append(row)
         if not groups[rid]:
             row.status = "no-probes"
+            row.messages.append(_why_no_harvest(atlas, rid, root))
+            done[rid] = (row, [], None, [], [])
             continue
-        job = _RepoJob(atlas, rid, groups[rid], root, mapping, cutoff, day, clone, allow_shallow,
-                       old_h_by.get(rid), old_s_by, progress, row, report)
-        harvest, sightings = job.run()
-        row.seconds = round(time.perf_counter() - t0, 3)
+        mine = {k: v for k, v in old_s_by.items() if k[0] == rid}
+        job = _RepoJob(atlas.repo_by_id.get(rid), rid, groups[rid], root, mapping, cutoff, day,
+                       clone, allow_shallow, old_h_by.get(rid), mine, row)
+        job.fetch_missing = fetch_missing
+        kept = job.quick()  # an unchanged repository is answered here, without git
+        if kept is not None:
+            done[rid] = kept
+        else:
+            waiting.append(job)
+    done.update(_run_jobs(waiting, jobs, progress))
+    for rid in sorted(done):
+        row, problems, harvest, sightings, keys = done[rid]
+        report.rows.append(row)
+        report.problems.extend(problems)
+        if row.status == "no-probes":
+            continue
         if harvest is not None:
             new_h.append(harvest)
         new_s.extend(sightings)
         if row.status != "failed":
-            current = {(cid, m, v) for cid, m, v in job.keys()}
+            current = set(keys)
             in_scope = set(concept_ids) if concept_ids else None
             for key, s in old_s_by.items():
                 if key[0] == rid and (in_scope is None or s.concept in in_scope) \
@@ -138,13 +160,93 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     return report
 
 
+def _why_no_harvest(atlas, rid, root) -> str:
+    """Why a listed repository without probes is not harvested (it is one of the accounts)."""
+    from .accounts import account_repositories
+
+    one = Atlas(repositories=[r for r in atlas.repositories if r.id == rid])
+    acc = account_repositories(one, root, check_objects=False)[0]
+    return f"{rid}: not harvested: {acc.state}: {acc.reason}"
+
+
+_QUEUE = None  # progress events of a worker process: (repo, done, total)
+
+
+def _init_worker(q):
+    global _QUEUE
+    _QUEUE = q
+
+
+def _work(job: "_RepoJob"):
+    if _QUEUE is not None:
+        job.progress = lambda rid, n, total: _QUEUE.put((rid, n, total))
+    return job.rid, job.outcome()
+
+
+def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, tuple]:
+    """Run the jobs, `n` at once in worker processes (in this process when n is 1 or there is
+    one job). Progress events of the workers are passed on to `progress` from a thread here."""
+    n = max(1, n or os.cpu_count() or 1)
+    if n == 1 or len(jobs) <= 1:
+        out = {}
+        for job in jobs:
+            job.progress = progress
+            out[job.rid] = job.outcome()
+        return out
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    q = ctx.Queue() if progress else None
+    relay = None
+    if q is not None:
+        def forward():
+            while True:
+                item = q.get()
+                if item is None:
+                    return
+                progress(*item)
+
+        relay = threading.Thread(target=forward, daemon=True)
+        relay.start()
+    jobs = sorted(jobs, key=lambda j: -j.weight())  # the largest first: a shorter critical path
+    out = {}
+    try:
+        with ProcessPoolExecutor(max_workers=min(n, len(jobs)), mp_context=ctx,
+                                 initializer=_init_worker, initargs=(q,)) as pool:
+            futures = {pool.submit(_work, job): job for job in jobs}
+            for fut in as_completed(futures):
+                job = futures[fut]
+                try:
+                    rid, result = fut.result()
+                except Exception as exc:  # a worker died: that repository fails, others go on
+                    job.row.status = "failed"
+                    job.row.errors += 1
+                    job.problem("harvest-failed", f"{job.rid}: the worker process failed: "
+                                f"{type(exc).__name__}: {exc}")
+                    rid, result = job.rid, (job.row, job.problems, None, [], [])
+                out[rid] = result
+    finally:
+        if q is not None:
+            q.put(None)
+            relay.join()
+    return out
+
+
 class _RepoJob:
-    def __init__(self, atlas, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
-                 old, old_s_by, progress, row, report):
-        self.atlas, self.rid, self.root, self.mapping = atlas, rid, root, mapping
+    fetch_missing = False
+
+    def __init__(self, repo, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
+                 old, old_s_by, row):
+        self.repo, self.rid, self.root, self.mapping = repo, rid, root, mapping
         self.cutoff, self.day, self.clone_ok, self.allow_shallow = cutoff, day, clone, allow_shallow
-        self.old, self.old_s_by, self.progress = old, old_s_by, progress
-        self.row, self.report = row, report
+        self.old, self.old_s_by, self.progress = old, old_s_by, None
+        self.row = row
+        self.problems: list[Problem] = []
+        self.clone = None
+        self.ref = self.head = ""
         self.wants: dict[tuple[str, str], _Want] = {}
         self.bad: list[tuple[str, Probe, str]] = []
         for cid, p in probes:
@@ -161,10 +263,65 @@ class _RepoJob:
                 yield cid, w.method, p.value
 
     def problem(self, code, message, loc=None, level="error", hint=""):
-        self.report.problems.append(Problem(loc or Location(self.rid), level, code, message, hint))
+        self.problems.append(Problem(loc or Location(self.rid), level, code, message, hint))
         self.row.messages.append(message + (f" (hint: {hint})" if hint else ""))
 
     # -- the job -------------------------------------------------------------------------
+
+    def outcome(self) -> tuple:
+        """(row, problems, harvest or None, sightings, probe keys) - what the parent merges."""
+        t0 = time.perf_counter()
+        harvest, sightings = self.run()
+        self.row.seconds = round(time.perf_counter() - t0, 3)
+        return self.row, self.problems, harvest, sightings, list(self.keys())
+
+    def weight(self) -> int:
+        """A cost estimate for scheduling: the bytes of the clone's packs (0 when unknown)."""
+        if self.clone is None:
+            return 0
+        try:
+            packs = (self.clone.commondir / "objects" / "pack").glob("*.pack")
+            return sum(f.stat().st_size for f in packs)
+        except OSError:
+            return 0
+
+    def quick(self) -> tuple | None:
+        """The outcome when the repository is unchanged since the last harvest (no git), else
+        None. Finding the clone and its branch head is pure Python."""
+        t0 = time.perf_counter()
+        if self.bad or not self.wants:
+            return None
+        try:
+            self._locate()
+        except AtlasError:
+            return None  # reported by the full run
+        if not (self.ref and self._up_to_date(self.ref, self.head, self.clone.shallow)):
+            return None
+        harvest, sightings = self._keep(self.old)
+        self.row.seconds = round(time.perf_counter() - t0, 3)
+        return self.row, self.problems, harvest, sightings, list(self.keys())
+
+    def _locate(self):
+        if self.clone is not None:
+            return
+        rid = self.rid
+        clone = locate.find_clone(rid, self.root, self.mapping)
+        if clone is None and self.clone_ok:
+            from .clone import clone_repo
+
+            clone_repo(rid, self.repo.urls if self.repo else [], self.root)
+            clone = locate.find_clone(rid, self.root, self.mapping)
+        if clone is None:
+            raise AtlasError(f"{rid}: no local clone under {self.root}", Location(str(self.root)),
+                             hint=f"clone it to {self.root / rid}, map it in "
+                                  f"{self.root / 'local.yaml'}, or run with --clone")
+        if clone.shallow and not self.allow_shallow:
+            raise AtlasError(f"{rid}: {clone.path} is a shallow clone; its first commits are not "
+                             "the repository's", clone.location,
+                             hint="fetch the full history (git fetch --unshallow), or pass "
+                                  "--allow-shallow to accept on-or-before dates")
+        self.ref, self.head = locate.resolve_branch(clone, self.repo.branch if self.repo else "")
+        self.clone = clone
 
     def run(self) -> tuple[RepoHarvest | None, list[Sighting]]:
         for cid, p, why in self.bad:
@@ -185,31 +342,16 @@ class _RepoJob:
 
     def _run(self):
         rid = self.rid
-        repo = self.atlas.repo_by_id.get(rid)
-        branch = repo.branch if repo else ""
-        clone = locate.find_clone(rid, self.root, self.mapping)
-        if clone is None and self.clone_ok:
-            from .clone import clone_repo
-
-            clone_repo(rid, repo.urls if repo else [], self.root)
-            clone = locate.find_clone(rid, self.root, self.mapping)
-        if clone is None:
-            raise AtlasError(f"{rid}: no local clone under {self.root}", Location(str(self.root)),
-                             hint=f"clone it to {self.root / rid}, map it in "
-                                  f"{self.root / 'local.yaml'}, or run with --clone")
+        branch = self.repo.branch if self.repo else ""
+        self._locate()
+        clone, ref, head = self.clone, self.ref, self.head
         shallow = clone.shallow
-        if shallow and not self.allow_shallow:
-            raise AtlasError(f"{rid}: {clone.path} is a shallow clone; its first commits are not "
-                             "the repository's", clone.location,
-                             hint="fetch the full history (git fetch --unshallow), or pass "
-                                  "--allow-shallow to accept on-or-before dates")
-        ref, head = locate.resolve_branch(clone, branch)
         old = self.old
         if ref and self._up_to_date(ref, head, shallow):
             return self._keep(old)
         from . import gitscan  # imports gitpython
 
-        g = gitscan.Repo(clone.gitdir, rid)
+        g = gitscan.Repo(clone.gitdir, rid, fetch_missing=self.fetch_missing)
         if not ref:
             ref, head = self._git_resolve(g, branch)
         shallow = shallow or g.is_shallow()
@@ -225,7 +367,8 @@ class _RepoJob:
 
         # which probes need which pass
         new_commits = None  # commits after the previous cut-off head, when it is an ancestor
-        if old and old.cutoff_head and cutoff_head and old.branch == ref and old.shallow == shallow:
+        if old and old.cutoff_head and cutoff_head and old.branch == ref and old.shallow == shallow \
+                and not old.skipped_paths:  # an incomplete clone is read whole every time
             for j in range(idx, len(walk)):
                 if walk[j][1] == old.cutoff_head:
                     new_commits = j - idx
@@ -241,13 +384,12 @@ class _RepoJob:
                 ranged.append(w)
         self.row.status = "incremental" if new_commits is not None else "scanned"
         hits: dict[tuple[str, str], object] = {}
-        skipped: set[str] = set(old.skipped_paths) if (old and new_commits is not None) else set()
+        skipped: set[str] = set()
+        scan = None
         if cutoff_head and (full or (ranged and new_commits)):
             todo = full + ranged
             revs = [cutoff_head] if full else [cutoff_head, "^" + old.cutoff_head]
             total = commits if full else new_commits
-            if full:
-                skipped = set()
             scan = self._scan(g, revs, todo, total)
             self.row.read = scan.commits
             skipped |= set(scan.skipped_paths)
@@ -255,11 +397,11 @@ class _RepoJob:
                 found = (scan.terms if w.method == "term" else scan.paths).get(w.scan)
                 if found is not None:
                     hits[(w.method, w.scan)] = found
-        if skipped:
-            self.problem("skipped-paths", f"{rid}: {len(skipped)} path(s) skipped because their "
-                         "blobs are missing from the clone (snapshots lack files of 4 MiB or "
-                         f"more); terms in them are not seen: {', '.join(sorted(skipped)[:5])}"
-                         + (" ..." if len(skipped) > 5 else ""), clone.location, level="warning")
+        missing = scan.missing if scan is not None else {}
+        earlier = scan.earlier if scan is not None else {}
+        unknown = set(scan.unknown) if scan is not None else set()
+        if missing:
+            self._warn_missing(g, missing, clone)
         intro = self._introductions(g, hits)
         now = now_utc()
         harvest = RepoHarvest(repo=rid, head=head, branch=ref, cutoff=self.cutoff,
@@ -276,6 +418,26 @@ class _RepoJob:
                                             harvested_at=now, loc=None)
                 elif key in hits:
                     s = self._sighting(cid, w, hits[key], intro.get(key), shallow, head, now)
+                    if w.method == "term" and w.scan in earlier:
+                        blobs = earlier[w.scan]
+                        s = s.replace(precision="on-or-before", note="; ".join(filter(None, [
+                            s.note, f"{len(blobs)} blob(s) missing from the clone at earlier "
+                            f"commits could hold an earlier appearance: "
+                            + ", ".join(b[:12] for b in blobs[:5])
+                            + (" ..." if len(blobs) > 5 else "")])))
+                elif w.method == "term" and w.scan in unknown:
+                    s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
+                                 found=False, precision="unknown", head=head, cutoff=self.cutoff,
+                                 harvested_at=now,
+                                 note=f"not seen on {ref} up to {cutoff_head[:12]}, but "
+                                      f"{len(missing)} blob(s) missing from the clone could hold it")
+                    self.row.unknown += 1
+                    self.problem("probe-unknown", f"{rid}: {w.method} {w.value!r} (concept {cid}) "
+                                 f"is unknown: not in the readable files, but {len(missing)} "
+                                 "blob(s) missing from the clone could hold it", p.loc,
+                                 level="warning", hint=self._missing_hint(g))
+                    out.append(s)
+                    continue
                 else:
                     s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
                                  found=False, head=head, cutoff=self.cutoff, harvested_at=now,
@@ -315,6 +477,24 @@ class _RepoJob:
             self.row.messages.append(f"{rid}: shallow clone: every date is on-or-before")
         return harvest, out
 
+    def _missing_hint(self, g) -> str:
+        remote = g.promisor_remote()
+        if remote and not self.fetch_missing:
+            return (f"a partial clone: `atlas refresh --fetch-missing` fetches them from its "
+                    f"promisor remote {remote}")
+        if remote:
+            return f"the promisor remote {remote} could not supply them"
+        return "no promisor remote: fetch the full history into the clone"
+
+    def _warn_missing(self, g, missing: dict[str, list[str]], clone) -> None:
+        names = [f"{b[:12]} ({', '.join(ps[:2])})" for b, ps in sorted(
+            missing.items(), key=lambda kv: kv[1])]
+        kind = "partial clone" if g.promisor_remote() else "incomplete clone"
+        self.problem("missing-blobs", f"{self.rid}: {kind}: {len(missing)} blob(s) missing from "
+                     f"the object store; the files they were read at are scanned without them: "
+                     + ", ".join(names[:6]) + (" ..." if len(names) > 6 else ""),
+                     clone.location, level="warning", hint=self._missing_hint(g))
+
     def _git_resolve(self, g, branch):
         if branch:
             for cand in locate.branch_candidates(branch):
@@ -346,7 +526,12 @@ class _RepoJob:
         return scan
 
     def _introductions(self, g, hits):
-        """For hits at a mainline merge: the introducing commit on the merged side branch."""
+        """For hits at a mainline merge M: the commit that introduced the probe on the merged side.
+
+        The rule (docs/history.md): the first commit of `git rev-list --topo-order --reverse
+        M^2.. ^M^1` whose tree holds the probe, else M itself. One streaming pass answers it while
+        no boundary commit (a parent outside that range) holds the probe, since counts then start
+        at 0; otherwise the commits are asked one by one (`git grep -F`, `git ls-tree`)."""
         by_merge: dict[str, list[tuple[str, str]]] = {}
         commits = {}
         for key, c in hits.items():
@@ -354,14 +539,28 @@ class _RepoJob:
                 by_merge.setdefault(c.sha, []).append(key)
                 commits[c.sha] = c
         out = {}
+        from . import gitscan
+
         for sha, keys in by_merge.items():
             c = commits[sha]
             revs = [*c.parents[1:], "^" + c.parents[0]]
             terms = [k[1] for k in keys if k[0] == "term"]
             paths = [k[1] for k in keys if k[0] == "path"]
             side = g.scan(revs, terms, paths, first_parent=False)
+            _inside, edge = g.rev_list(revs, boundary=True)
+            order = None
             for k in keys:
+                holding = g.holding_term if k[0] == "term" else g.holding_path
                 found = (side.terms if k[0] == "term" else side.paths).get(k[1])
+                try:
+                    if edge and holding(k[1], edge):
+                        if order is None:
+                            order = g.rev_list(revs)[0]
+                        held = holding(k[1], order)
+                        first = next((x for x in order if x in held), None)
+                        found = g.commit(first) if first else None
+                except gitscan.GitError:  # blobs missing: the streaming answer stands
+                    pass
                 if found is not None:
                     out[k] = found
         return out
@@ -409,8 +608,10 @@ class _RepoJob:
 
     def _up_to_date(self, ref, head, shallow) -> bool:
         old = self.old
+        # An incomplete clone at the same head gives the same answers again (git may not fetch
+        # unless --fetch-missing lets it): only then is it read again, for the blobs that may come.
         if old is None or old.head != head or old.branch != ref or old.cutoff != self.cutoff \
-                or old.shallow != shallow:
+                or old.shallow != shallow or (old.skipped_paths and self.fetch_missing):
             return False
         return all(self._previous(w) is not None for w in self.wants.values())
 
@@ -422,6 +623,8 @@ class _RepoJob:
                 s = self.old_s_by[(self.rid, cid, w.method, w.value)]
                 if s.found:
                     self.row.found += 1
+                elif s.precision == "unknown":
+                    self.row.unknown += 1
                 else:
                     self.row.not_found += 1
                     self.problem("probe-not-found", f"{self.rid}: {w.method} {w.value!r} (concept "
@@ -429,8 +632,8 @@ class _RepoJob:
                                  f"{self.cutoff} ({old.commits} mainline commits)", p.loc,
                                  hint="check the term's spelling, the branch, or the cut-off")
         if old.skipped_paths:
-            self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) skipped "
-                                     "(blobs missing from the clone)")
+            self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) read without "
+                                     "their missing blobs")
         return None, []
 
 

@@ -43,8 +43,9 @@ def dump(cutoff: str, harvests: list[RepoHarvest], sightings: list[Sighting]) ->
         "sightings": [_record(s, _S_FIELDS) for s in sorted(sightings, key=sighting_key)],
     }
     yaml, _ = _yaml()
-    return HEADER + yaml.safe_dump(doc, allow_unicode=True, sort_keys=True, width=1 << 20,
-                                   default_flow_style=False)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when present: same text, ~5x faster
+    return HEADER + yaml.dump(doc, Dumper=dumper, allow_unicode=True, sort_keys=True,
+                              width=1 << 20, default_flow_style=False)
 
 
 def write_state(path: str | os.PathLike, cutoff: str, harvests: list[RepoHarvest],

@@ -1,0 +1,145 @@
+"""The one walk of a data folder: which files the atlas reads. Validate, the compiled index and
+every command list their files here, so they cannot disagree.
+
+The walk takes regular `*.yaml` / `*.yml` files only, skips names that start with a dot, follows a
+symbolic link only when it stays inside the data folder, and visits every folder once (a link
+back to a parent is a loop, not an endless walk). Everything else that would be read or followed
+is reported as a `Problem` with the path it concerns: a dangling link, a link that leaves the
+folder or loops, a special file (a FIFO, a device, a socket), a folder or file it cannot read,
+and a tree too large to be a data folder. A filesystem root is refused before anything is read.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+from .errors import AtlasError, Location, Problem
+
+SUFFIXES = (".yaml", ".yml")
+MAX_ENTRIES = 20_000  # names looked at; the bundled atlas has a few hundred
+
+
+class Listing(NamedTuple):
+    files: list[tuple[str, int, int]]  # (path relative to the folder, size, mtime in ns), sorted
+    problems: list[Problem]
+
+
+def refuse_root(root: Path) -> None:
+    """A filesystem root (`--data /`) is never a data folder: refuse it before walking it."""
+    if Path(os.path.realpath(root)) == Path(Path(os.path.realpath(root)).anchor):
+        raise AtlasError("refusing to read a filesystem root as the data folder", Location(str(root)),
+                         "pass the atlas's data/ folder with --data DIR (or set ATLAS_DATA)")
+
+
+def _inside(path: str, real_root: str) -> bool:
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+class _Walker:
+    def __init__(self, root: Path, display: Callable[[str], str]):
+        self.root = str(root)
+        self.real_root = os.path.realpath(root)
+        self.display = display
+        self.files: list[tuple[str, int, int]] = []
+        self.problems: list[Problem] = []
+        self.seen: set[tuple[int, int]] = set()
+        self.count = 0
+
+    def problem(self, rel: str, code: str, message: str, hint: str = "") -> None:
+        self.problems.append(Problem(Location(self.display(rel)), "error", code, message, hint))
+
+    def run(self) -> Listing:
+        st = os.stat(self.root)
+        self.seen.add((st.st_dev, st.st_ino))
+        stack = [""]
+        while stack:
+            rel = stack.pop()
+            if not self.folder(rel, stack):
+                break
+        self.files.sort()
+        return Listing(self.files, self.problems)
+
+    def folder(self, rel: str, stack: list) -> bool:
+        """List one folder, pushing its sub-folders on `stack`; False once the walk must stop."""
+        try:
+            with os.scandir(os.path.join(self.root, rel) if rel else self.root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.problem(rel or ".", "unreadable-folder", f"cannot read folder: {exc.strerror or exc}",
+                         "give the folder read and search permission, or remove it")
+            return True
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            self.count += 1
+            if self.count > MAX_ENTRIES:
+                self.problem(rel or ".", "too-many-files",
+                             f"more than {MAX_ENTRIES} names under the data folder: not an atlas data folder",
+                             "pass the atlas's data/ folder with --data DIR")
+                return False
+            self.entry(e, os.path.join(rel, e.name) if rel else e.name, stack)
+        return True
+
+    def entry(self, e: os.DirEntry, rel: str, stack: list) -> None:
+        if e.is_symlink() and not self.link_ok(e, rel):
+            return
+        try:
+            st = os.stat(e.path)
+        except OSError as exc:
+            self.problem(rel, "unreadable", f"cannot read: {exc.strerror or exc}")
+            return
+        if stat.S_ISDIR(st.st_mode):
+            if (st.st_dev, st.st_ino) in self.seen:
+                self.problem(rel, "link-loop", "this folder is reached a second time (a link loop)",
+                             "remove the link")
+                return
+            self.seen.add((st.st_dev, st.st_ino))
+            stack.append(rel)
+        elif stat.S_ISREG(st.st_mode):
+            if e.name.endswith(SUFFIXES):
+                if not os.access(e.path, os.R_OK):
+                    self.problem(rel, "unreadable", "cannot read file: permission denied")
+                    return
+                self.files.append((rel, st.st_size, st.st_mtime_ns))
+        else:
+            self.problem(rel, "special-file", f"{_kind(st.st_mode)} in the data folder: only regular files are read",
+                         "remove it; data files are plain YAML files")
+
+    def link_ok(self, e: os.DirEntry, rel: str) -> bool:
+        """A symbolic link is followed only to an existing target inside the data folder."""
+        try:
+            target = os.path.realpath(e.path, strict=True)
+        except OSError as exc:
+            import errno
+
+            if exc.errno == errno.ELOOP:
+                self.problem(rel, "link-loop", "symbolic link loop", "remove the link")
+            else:
+                self.problem(rel, "broken-link", f"symbolic link to a missing target ({os.readlink(e.path)})",
+                             "remove the link or restore its target")
+            return False
+        if not _inside(target, self.real_root):
+            self.problem(rel, "link-outside", f"symbolic link leaves the data folder (to {target})",
+                         "copy the file into the data folder instead of linking to it")
+            return False
+        return True
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def list_files(root: Path, display: Callable[[str], str] | None = None) -> Listing:
+    """Every data file under `root` (see the module's rules) and the problems met on the way.
+    `display(rel)` names a path in a problem (default: the path under `root`)."""
+    root = Path(root)
+    refuse_root(root)
+    return _Walker(root, display or (lambda rel: os.path.join(str(root), rel))).run()
