@@ -73,7 +73,8 @@ def _printed(answer):
 WORDS = ["bus-x", "ｂｘ", "测试总线", "lib-s", "lib", "Unified", "test", "doorbell", "对称", "偏移", "collective",
          "library", "甲卡", "bux-x", "zzzq", "kind:library", "-s", "--", "--as-of", "2024-01-01"]
 OPTS = [["--lang", v] for v in ("en", "zh", "all", "fr")] + [["--format", v] for v in ("text", "json", "yaml")] + \
-    [["--lang"], ["--format"], ["--results", "csv"], ["--results", "json"],
+    [["--lang"], ["--format"], ["--results", "csv"], ["--results", "json"], ["--timeout", "5"], ["--timeout", "x"],
+     ["--max-rows", "0"], ["--max-rows", "1"],
      ["--sparql", "SELECT ?c WHERE { ?c atlas:answersQuestion question:link } ORDER BY ?c"], ["--sparql", "SELEC"]]
 
 
