@@ -179,9 +179,11 @@ def _plan_stale(plan: Plan, out: Path, rel: str, owned: dict[str, set[str]]) -> 
     # a folder or special file in place of an old page is left alone
 
 
-def plan_site(out: Path, files: dict[str, bytes], force: bool = False) -> tuple[Plan, dict]:
-    """Check the folder `out` for writing `files` (relative path -> bytes). Raises AtlasError
-    naming the folder and the files in the way when the run must not go ahead."""
+def check_folder(out: Path, force: bool = False) -> dict[str, set[str]]:
+    """The files the map owns in `out` (from its manifest; none when there is none). Refuses a path
+    that is not a folder, a damaged manifest, and a non-empty folder without a manifest unless
+    `force` is given."""
+    out = Path(out)
     st = _lstat(out)
     if st is not None and not out.is_dir():  # a link to a folder named by the user is that folder
         raise AtlasError("the output path exists and is not a folder", str(out))
@@ -194,6 +196,13 @@ def plan_site(out: Path, files: dict[str, bytes], force: bool = False) -> tuple[
                 hint="choose an empty or new folder, or pass --force to write beside the files "
                      "there (files the map did not write are never replaced, even with --force)")
         owned = {}
+    return owned
+
+
+def plan_site(out: Path, files: dict[str, bytes], force: bool = False) -> tuple[Plan, dict]:
+    """Check the folder `out` for writing `files` (relative path -> bytes). Raises AtlasError
+    naming the folder and the files in the way when the run must not go ahead."""
+    owned = check_folder(out, force)
     plan = Plan()
     for rel in sorted(files):
         _plan_page(plan, out, rel, files[rel], owned)

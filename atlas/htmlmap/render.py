@@ -506,9 +506,10 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
         raise AtlasError(f"--as-of must be a date YYYY-MM-DD, not {as_of!r}", "--as-of")
     as_of = as_of or atlas.cutoff
     out = Path(out_dir)
-    from .owned import write_site
+    from .owned import check_folder, write_site
     from .pages import reading_pages  # the overview, the timeline and the concept pages
 
+    check_folder(out, force)  # a folder that is not the map's is refused before any page is made
     pages: list[tuple[Path, str]] = reading_pages(atlas, out, as_of)
     pages += [explorer_page(atlas, out, as_of)] + flow_pages(atlas, out)
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
