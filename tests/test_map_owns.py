@@ -52,6 +52,24 @@ def test_a_folder_of_user_files_is_refused_and_untouched(tmp_path):
     assert tree(out) == before
 
 
+def test_hidden_files_do_not_make_a_folder_the_users(tmp_path):
+    """The checkout's own site/ holds only its .gitignore: `atlas map -o site` works there at once,
+    and leaves the hidden file alone; one visible file of the user's still stops it."""
+    root = Path(__file__).resolve().parent.parent
+    assert all(p.name.startswith(".") for p in (root / "site").iterdir())
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / ".gitignore").write_text("*\n!.gitignore\n")
+    build_site(sample_atlas(), out)
+    assert (out / MANIFEST).is_file() and (out / ".gitignore").read_text() == "*\n!.gitignore\n"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".gitignore").write_text("*\n")
+    (other / "notes.txt").write_text("mine\n")
+    with pytest.raises(AtlasError):
+        build_site(sample_atlas(), other)
+
+
 def test_force_never_overwrites_a_file_it_does_not_own(tmp_path):
     out = user_folder(tmp_path)
     before = tree(out)

@@ -94,9 +94,11 @@ def _rel(name) -> str:
 
 
 def _is_empty(out: Path) -> bool:
+    """No entry but hidden ones (a `.gitignore` that keeps the folder in a checkout, `.DS_Store`):
+    the map writes no hidden file, so they never stand in its way."""
     try:
         with os.scandir(out) as it:
-            return next(it, None) is None
+            return all(e.name.startswith(".") for e in it)
     except OSError as exc:
         raise AtlasError(f"cannot list the output folder: {exc.strerror}", str(out)) from exc
 
