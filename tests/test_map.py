@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from atlas.errors import AtlasError
 from atlas.htmlmap import build_site
+from atlas.htmlmap.owned import MANIFEST
 from hypothesis import given, settings, strategies as st
 
 from atlas.htmlmap.layout import NONE_LANE, answered, lane_key, lanes, marks
@@ -105,7 +106,7 @@ def test_writes_explorer_flows_and_one_vis_script(tmp_path):
     assert names[-2:] == ["explorer.html", "flow-udma-put.html"]
     assert {"timeline.html", "concepts/hccl.html"} <= set(names)
     assert len(names) == 4 + 7  # overview, timeline, explorer, one flow, seven concepts
-    assert sorted(p.name for p in out.iterdir()) == sorted({n.split("/")[0] for n in names} | {VIS_FILE})
+    assert sorted(p.name for p in out.iterdir()) == sorted({n.split("/")[0] for n in names} | {VIS_FILE, MANIFEST})
     assert (out / VIS_FILE).read_text("utf-8") == vis_js()
     for p in paths[-2:]:  # the graph pages: one shared copy, loaded by src, never inlined
         html = p.read_text("utf-8")
@@ -202,6 +203,7 @@ def test_two_builds_are_byte_identical(tmp_path):
     for pa, pb in zip(a, b):
         assert pa.read_bytes() == pb.read_bytes(), pa.name
     assert (tmp_path / "a" / VIS_FILE).read_bytes() == (tmp_path / "b" / VIS_FILE).read_bytes()
+    assert (tmp_path / "a" / MANIFEST).read_bytes() == (tmp_path / "b" / MANIFEST).read_bytes()
     c = build_site(sample_atlas(), tmp_path / "c", as_of="2022-01-01")
     explorer = [p for p in c if p.name == "explorer.html"][0]
     assert explorer.read_bytes() != (tmp_path / "a" / "explorer.html").read_bytes()
@@ -281,11 +283,20 @@ def test_bad_as_of_and_bad_flow_id(tmp_path):
         build_site(atlas, tmp_path / "x")
 
 
-def test_stale_flow_pages_removed(tmp_path):
-    (tmp_path / "flow-gone.html").write_text("old")
+def test_stale_pages_the_manifest_lists_are_removed_others_kept(tmp_path):
+    atlas = sample_atlas()
+    build_site(atlas, tmp_path)
     (tmp_path / "keep.txt").write_text("mine")
-    build_site(sample_atlas(), tmp_path)
-    assert not (tmp_path / "flow-gone.html").exists() and (tmp_path / "keep.txt").exists()
+    (tmp_path / "flow-mine.html").write_text("mine")
+    (tmp_path / "concepts" / "mine.html").write_text("mine")
+    gone = sorted(atlas.concepts, key=lambda c: c.id)[0].id
+    atlas.concepts = [c for c in atlas.concepts if c.id != gone]
+    atlas.reindex()
+    build_site(atlas, tmp_path)  # its own folder: no --force needed
+    assert not (tmp_path / "concepts" / f"{gone}.html").exists()
+    for name in ("keep.txt", "flow-mine.html", "concepts/mine.html"):
+        assert (tmp_path / name).read_text() == "mine"
+    assert f"concepts/{gone}.html" not in json.loads((tmp_path / MANIFEST).read_text())["files"]
 
 
 def test_cli_map(tmp_path, monkeypatch):

@@ -251,3 +251,27 @@ def test_timeline_as_of_tooltip_and_click(tab, site, artifacts):
     page.keyboard.press("Enter")
     page.wait_for_url("**/concepts/udma.html")
     tab.check_clean()
+
+
+def test_timeline_lane_names_stay_in_view_when_scrolled_sideways(tab, site, artifacts):
+    tab.page.set_viewport_size({"width": 390, "height": 844})
+    page = tab.open((site / "timeline.html").as_uri(), "atlasTimeline")
+    page.evaluate("document.querySelector('.picbox').scrollIntoView()")
+    assert page.evaluate("(b => b.scrollWidth > b.clientWidth + 150)(document.querySelector('.picbox'))")
+    seen = """(() => {
+      const box = document.querySelector('.picbox').getBoundingClientRect();
+      return [...document.querySelectorAll('.lane-pin .lane-name')].map(t => {
+        const r = t.getBoundingClientRect(), bg = t.parentNode.querySelector('rect').getBoundingClientRect();
+        return [t.textContent, r.left >= box.left && r.right <= box.right, bg.right >= r.right];
+      });
+    })()"""
+    for scroll in ("0", "b.scrollWidth"):
+        page.evaluate(f"(b => {{ b.scrollLeft = {scroll}; }})(document.querySelector('.picbox'))")
+        page.wait_for_timeout(50)
+        assert page.evaluate(seen) == [["hicann/hccl", True, True], ["hicann/shmem", True, True]]
+    assert page.evaluate("document.querySelector('.picbox').scrollLeft") > 150
+    # the pinned labels let clicks through to the picture under them
+    assert page.evaluate("""(() => { const r = document.querySelector('.lane-pin .lane-name').getBoundingClientRect();
+        return !document.elementFromPoint(r.left + 4, r.top + 4).closest('.lane-pin'); })()""")
+    page.screenshot(path=str(artifacts / "site-timeline-390-scrolled.png"))
+    tab.check_clean()

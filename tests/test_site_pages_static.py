@@ -210,6 +210,7 @@ def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):
     for out in (a, b):
         out.mkdir()
         for path, html in reading_pages(bundled, out, bundled.cutoff):
+            path.parent.mkdir(exist_ok=True)
             path.write_text(html, encoding="utf-8")
     files = sorted(p.relative_to(a) for p in a.rglob("*.html"))
     assert len(files) == 2 + len(bundled.concepts)
@@ -241,12 +242,16 @@ def escape(text: str):
 
 
 def test_stale_concept_pages_removed_and_bad_ids_refused(tmp_path):
-    (tmp_path / "concepts").mkdir()
-    (tmp_path / "concepts" / "gone.html").write_text("old")
+    atlas = sample_atlas()
+    gone = atlas.concepts[-1].id
+    build_site(atlas, tmp_path)
     (tmp_path / "concepts" / "notes.txt").write_text("mine")
-    build_site(sample_atlas(), tmp_path)
-    assert not (tmp_path / "concepts" / "gone.html").exists()
-    assert (tmp_path / "concepts" / "notes.txt").exists()
+    (tmp_path / "concepts" / "mine.html").write_text("mine")
+    atlas.concepts.pop()
+    atlas.reindex()
+    build_site(atlas, tmp_path)
+    assert not (tmp_path / "concepts" / f"{gone}.html").exists()  # the map wrote it: removed
+    assert (tmp_path / "concepts" / "notes.txt").exists() and (tmp_path / "concepts" / "mine.html").exists()
     atlas = sample_atlas()
     atlas.concepts[0].id = "../../etc"
     atlas.reindex()
@@ -255,11 +260,12 @@ def test_stale_concept_pages_removed_and_bad_ids_refused(tmp_path):
 
 
 def test_mini_fixture_builds(tmp_path, mini_atlas):
-    paths = build_site(mini_atlas, tmp_path)
-    names = {str(p.relative_to(tmp_path)) for p in paths}
+    site = tmp_path / "site"  # tmp_path holds the mini data folder
+    paths = build_site(mini_atlas, site)
+    names = {str(p.relative_to(site)) for p in paths}
     assert {"index.html", "timeline.html", "explorer.html"} <= names
     assert {f"concepts/{c.id}.html" for c in mini_atlas.concepts} <= names
-    assert len(rows(read(tmp_path, "index.html"))) == len(mini_atlas.concepts)
+    assert len(rows(read(site, "index.html"))) == len(mini_atlas.concepts)
 
 
 def test_cli_writes_every_page(tmp_path, mini):

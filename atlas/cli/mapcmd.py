@@ -22,14 +22,20 @@ def _date(ctx, param, value):
 @click.option("--as-of", "as_of", metavar="DATE", callback=_date, default=None,
               help="Initial date of the page's as-of control (default: the atlas cut-off); "
                    "concepts first visible later start greyed out.")
+@click.option("--force", is_flag=True,
+              help="Write into a non-empty folder that has no atlas-map.json, and replace pages "
+                   "the map wrote that were edited since. Files the map did not write are never "
+                   "replaced or removed, even with --force.")
 @data_option
-def map_(out_dir, as_of, data_dir):
+def map_(out_dir, as_of, force, data_dir):
     """Write the atlas as an HTML site that works from file:// with no network.
 
     \b
     index.html: the overview table (concepts by first visible day x the six questions);
     timeline.html: first visible commits per repository; concepts/<id>.html: one card each;
     explorer.html: the relation graph; flow-<id>.html: each flow as a DAG.
+    atlas-map.json lists the files the map wrote (with their sha256): only those are ever
+    replaced or removed; a non-empty folder without it is refused unless --force is given.
     Examples:
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01
@@ -37,6 +43,6 @@ def map_(out_dir, as_of, data_dir):
     from ..htmlmap import build_site
 
     atlas = get_atlas(data_dir)
-    paths = build_site(atlas, out_dir, as_of=as_of)
+    paths = build_site(atlas, out_dir, as_of=as_of, force=force)
     click.echo(f"wrote {len(paths)} page{'s' if len(paths) != 1 else ''} to {str(out_dir).rstrip('/')}/ "
                f"(open {paths[0]})")

@@ -200,19 +200,10 @@ def concept_page(atlas: Atlas, c: Concept, shared: Shared | None = None) -> str:
 def reading_pages(atlas: Atlas, out: Path, as_of: str) -> list[tuple[Path, str]]:
     """(path, html) of index.html, timeline.html and concepts/<id>.html for every concept.
 
-    Creates out/concepts/ and removes concept pages there that no concept owns any more."""
+    Nothing is written here: `owned.write_site` writes the pages and removes old ones."""
     pages = [(out / OVERVIEW, overview_page(atlas, as_of)),
              (out / TIMELINE, timeline_page(atlas, as_of))]
-    folder = out / CONCEPTS
-    try:
-        folder.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise AtlasError(f"cannot create the concept folder: {exc}", str(folder)) from exc
     shared = Shared(atlas)
     for c in sorted(atlas.concepts, key=lambda c: c.id):
         pages.append((out / concept_file(c.id), concept_page(atlas, c, shared)))
-    written = {p.name for p, _ in pages}
-    for stale in sorted(folder.glob("*.html")):
-        if stale.name not in written:
-            stale.unlink()
     return pages

@@ -475,19 +475,6 @@ def flow_data(atlas: Atlas, flow: Flow, net, colours: dict[str, str]) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def write_vis(out: Path) -> Path:
-    """The one shared copy of vis-network the graph pages load (rewritten only when it differs)."""
-    path = out / VIS_FILE
-    text = vis_js()
-    try:
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-    except OSError as exc:
-        raise AtlasError(f"cannot write the vis-network script: {exc}", str(path)) from exc
-    return path
-
-
 def explorer_page(atlas: Atlas, out: Path, as_of: str) -> tuple[Path, str]:
     net = build_explorer_network(atlas)
     return out / EXPLORER, _page("explorer.html", "Relation explorer \u00b7 Ascend communication atlas",
@@ -506,35 +493,26 @@ def flow_pages(atlas: Atlas, out: Path) -> list[tuple[Path, str]]:
     return pages
 
 
-def build_site(atlas: Atlas, out_dir, as_of: str | None = None) -> list[Path]:
+def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
     timeline.html, concepts/<id>.html for every concept, explorer.html, then flow-<id>.html for
-    every flow (by id). Also writes the shared vis-network.min.js.
+    every flow (by id). Also writes the shared vis-network.min.js and the manifest atlas-map.json.
 
     `as_of` (YYYY-MM-DD) is the initial value of the pages' date control: concepts first visible
-    after it start greyed out. Default: the atlas cut-off. Stale flow-*.html files are removed."""
+    after it start greyed out. Default: the atlas cut-off. The map replaces and removes only the
+    files its manifest lists (see `owned`); a non-empty folder without a manifest is refused unless
+    `force` is given, and a file the map did not write is never replaced, even with `force`."""
     if as_of is not None and not DATE_RE.match(as_of):
         raise AtlasError(f"--as-of must be a date YYYY-MM-DD, not {as_of!r}", "--as-of")
     as_of = as_of or atlas.cutoff
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AtlasError(f"cannot create the output directory: {exc}", str(out)) from exc
-    pages: list[tuple[Path, str]] = [explorer_page(atlas, out, as_of)]
-    pages += flow_pages(atlas, out)
-    write_vis(out)
-    written = {p.name for p, _ in pages}
-    for stale in sorted(out.glob("flow-*.html")):
-        if stale.name not in written:
-            stale.unlink()
+    from .owned import check_folder, write_site
     from .pages import reading_pages  # the overview, the timeline and the concept pages
 
-    pages = reading_pages(atlas, out, as_of) + pages
-    for path, html in pages:
-        try:
-            with open(path, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(html)
-        except OSError as exc:
-            raise AtlasError(f"cannot write the page: {exc}", str(path)) from exc
+    check_folder(out, force)  # a folder that is not the map's is refused before any page is made
+    pages: list[tuple[Path, str]] = reading_pages(atlas, out, as_of)
+    pages += [explorer_page(atlas, out, as_of)] + flow_pages(atlas, out)
+    files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
+    files[VIS_FILE] = vis_js().encode("utf-8")
+    write_site(out, files, force=force)
     return [p for p, _ in pages]

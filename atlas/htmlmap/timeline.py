@@ -57,6 +57,7 @@ class Lane:
     y0: float
     y1: float
     events: list[Event] = field(default_factory=list)
+    name_w: int = 0  # px of the pinned label box: the name (13 px bold) and its margins
 
 
 @dataclass
@@ -91,6 +92,7 @@ class TimelineLayout:
     as_of: str
     as_of_x: float
     others: list[str]  # repositories with no first visible concept
+    lane_w: int = X0  # px of the lane labels that stay on screen when the picture scrolls sideways
 
 
 def short_label(name: str) -> str:
@@ -237,7 +239,7 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
             e.row = row
             e.y = y + LANE_PAD + row * ROW_H + ROW_H / 2
         y1 = y + 2 * LANE_PAD + max(2, len(ends)) * ROW_H  # two rows: name and count
-        lanes.append(Lane(repo, y, y1, events))
+        lanes.append(Lane(repo, y, y1, events, _name_w(repo)))
         y = y1
     label_ends = [e.x + MARK_GAP + label_width(e.label) + 10 for lane in lanes for e in lane.events]
     width_px = max([scale.end_x + RIGHT, *label_ends])
@@ -253,4 +255,11 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
                           start=f"{start[0]:04d}-{start[1]:02d}", months=months, month_w=MONTH_W,
                           segments=scale.encode(), scale_end=scale.end_x, ticks=ticks, gaps=gaps, lanes=lanes,
                           cutoff=atlas.cutoff, cutoff_x=scale.x(atlas.cutoff), as_of=as_of,
-                          as_of_x=scale.x(as_of), others=others)
+                          as_of_x=scale.x(as_of), others=others,
+                          lane_w=max([lane.name_w + LABEL_X for lane in lanes] + [LABEL_X]))
+
+
+def _name_w(repo: str) -> int:
+    """Width of a lane's pinned label box: the name (13 px bold, wider than the count below it) and
+    its margins, at most the margin before the scale."""
+    return min(X0 - 2 * LABEL_X, math.ceil(max(width(repo), 10) * 8.6 + LABEL_X))

@@ -17,6 +17,13 @@
   var events = Array.prototype.slice.call(svg.querySelectorAll("a.ev"));
   var initial = input.value;
 
+  /* the pinned lane labels: fit each box to its text as drawn (the server only estimates) */
+  Array.prototype.forEach.call(document.querySelectorAll(".lane-pin g.lane"), function (g) {
+    var box = g.querySelector("rect"), w = 0;
+    g.querySelectorAll("text").forEach(function (t) { w = Math.max(w, t.getComputedTextLength()); });
+    if (w > 0) box.setAttribute("width", Math.ceil(w + 12));
+  });
+
   function dateX(d) {
     var p = d.split("-").map(Number);
     var days = new Date(Date.UTC(p[0], p[1], 0)).getUTCDate();
