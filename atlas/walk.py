@@ -45,6 +45,7 @@ class _Walker:
         self.files: list[tuple[str, int, int]] = []
         self.problems: list[Problem] = []
         self.seen: set[tuple[int, int]] = set()
+        self.linked: list[str] = []  # folders reached through a link, walked after the real ones
         self.count = 0
 
     def problem(self, rel: str, code: str, message: str, hint: str = "") -> None:
@@ -54,12 +55,29 @@ class _Walker:
         st = os.stat(self.root)
         self.seen.add((st.st_dev, st.st_ino))
         stack = [""]
-        while stack:
+        while stack or self.linked:
+            if not stack:  # real folders first: a folder is read at its real place, not through a link
+                self.enter(self.linked.pop(0), stack)
+                continue
             rel = stack.pop()
             if not self.folder(rel, stack):
                 break
         self.files.sort()
         return Listing(self.files, self.problems)
+
+    def enter(self, rel: str, stack: list) -> None:
+        """Walk a folder reached through a link, unless it was walked already."""
+        try:
+            st = os.stat(os.path.join(self.root, rel))
+        except OSError as exc:
+            self.problem(rel, "unreadable", f"cannot read: {exc.strerror or exc}")
+            return
+        if (st.st_dev, st.st_ino) in self.seen:
+            self.problem(rel, "link-loop", "this link leads to a folder that is read already (a loop or a "
+                         "second way in)", "remove the link")
+            return
+        self.seen.add((st.st_dev, st.st_ino))
+        stack.append(rel)
 
     def folder(self, rel: str, stack: list) -> bool:
         """List one folder, pushing its sub-folders on `stack`; False once the walk must stop."""
@@ -91,6 +109,9 @@ class _Walker:
             self.problem(rel, "unreadable", f"cannot read: {exc.strerror or exc}")
             return
         if stat.S_ISDIR(st.st_mode):
+            if e.is_symlink():
+                self.linked.append(rel)
+                return
             if (st.st_dev, st.st_ino) in self.seen:
                 self.problem(rel, "link-loop", "this folder is reached a second time (a link loop)",
                              "remove the link")

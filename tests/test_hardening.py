@@ -332,6 +332,20 @@ def test_an_unreadable_folder_is_an_error_not_zero_flows(mini):
         shutil.rmtree(base)
 
 
+def test_a_folder_is_read_at_its_real_place_before_any_link_to_it(tmp_path):
+    """Found by the random trees: a link walked before the folder it points to made the folder's
+    FIFO appear under the link's path and the real folder look like a loop."""
+    root = tmp_path / "data"
+    (root / "z").mkdir(parents=True)
+    os.mkfifo(root / "z" / "p.yaml")
+    (root / "z" / "ok.yaml").write_text("a: 1\n")
+    os.symlink(root / "z", root / "a")
+    listing = list_files(root, display=lambda rel: rel)
+    assert [rel for rel, _, _ in listing.files] == ["z/ok.yaml"]
+    assert {(p.location.file, p.code) for p in listing.problems} == {("z/p.yaml", "special-file"),
+                                                                      ("a", "link-loop")}
+
+
 KINDS_OF_ENTRY = st.sampled_from(["file", "yaml", "dir", "fifo", "link-in", "link-up", "link-out", "dangling"])
 
 
