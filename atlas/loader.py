@@ -637,7 +637,7 @@ def _flow_edge(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowEdge | None:
 _SIGHTING_KEYS = ("concept", "repo", "method", "value", "found", "sha", "committer_date",
                   "author_date", "mainline", "introduced", "introduced_date", "precision", "head",
                   "cutoff", "harvested_at", "note")
-_HARVEST_KEYS = ("repo", "branch", "head", "cutoff", "cutoff_head", "harvested_at", "commits",
+_HARVEST_KEYS = ("repo", "branch", "head", "cutoff", "cutoff_head", "started_at", "harvested_at", "commits",
                  "shallow", "skipped_paths")
 
 

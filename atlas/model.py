@@ -351,10 +351,11 @@ class RepoHarvest(Record):
     branch: str
     cutoff: str
     cutoff_head: str
-    harvested_at: str
+    harvested_at: str  # when the scan ended (UTC)
     commits: int = 0
     shallow: bool = False
     skipped_paths: list[str] = F(list)
+    started_at: str = ""  # when the scan began (UTC); empty in timelines written before it was kept
     loc: Location | None = None
 
 

@@ -170,8 +170,9 @@ def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
         g.add((node, RDF.type, PROV.Activity))
         g.add((node, RDF.type, ATLAS.Harvest))
         g.add((node, ATLAS.repository, repo_iri(h.repo)))
-        if h.harvested_at:
-            # the harvester stamps a repository when its scan is done: an end time, and the only one kept
+        if h.started_at:  # absent from harvests recorded before the start time was kept
+            g.add((node, PROV.startedAtTime, Literal(h.started_at, datatype=XSD.dateTime)))
+        if h.harvested_at:  # the harvester stamps a repository when its scan is done
             g.add((node, PROV.endedAtTime, Literal(h.harvested_at, datatype=XSD.dateTime)))
         if h.head:
             g.add((node, PROV.used, _revision(g, h.repo, h.head, where, h.loc)))

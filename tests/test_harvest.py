@@ -239,9 +239,10 @@ def test_same_probe_for_two_concepts_and_timeline_format(env):
                         "author_date", "mainline", "introduced", "introduced_date", "precision",
                         "head", "cutoff", "harvested_at", "note"}
     h = doc["repositories"][0]
-    assert set(h) == {"repo", "branch", "head", "cutoff", "cutoff_head", "harvested_at", "commits",
-                      "shallow", "skipped_paths"}
+    assert set(h) == {"repo", "branch", "head", "cutoff", "cutoff_head", "started_at", "harvested_at",
+                      "commits", "shallow", "skipped_paths"}
     assert h["branch"] == "refs/heads/master" and h["harvested_at"].endswith("Z")
+    assert h["started_at"].endswith("Z") and h["started_at"] <= h["harvested_at"]
 
 
 # -- clones and failures ------------------------------------------------------------------------

@@ -343,6 +343,7 @@ class _RepoJob:
     def _run(self):
         rid = self.rid
         branch = self.repo.branch if self.repo else ""
+        started = now_utc()
         self._locate()
         clone, ref, head = self.clone, self.ref, self.head
         shallow = clone.shallow
@@ -406,7 +407,7 @@ class _RepoJob:
         now = now_utc()
         harvest = RepoHarvest(repo=rid, head=head, branch=ref, cutoff=self.cutoff,
                               cutoff_head=cutoff_head, harvested_at=now, commits=commits,
-                              shallow=shallow, skipped_paths=sorted(skipped))
+                              shallow=shallow, skipped_paths=sorted(skipped), started_at=started)
         out: list[Sighting] = []
         any_found = False
         for key, w in self.wants.items():
