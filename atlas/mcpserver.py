@@ -10,12 +10,11 @@ nothing into data/, and never reaches the network (SPARQL SERVICE is refused).
 (the optional `mcp` extra), which is imported only here.
 """
 
-import re
-from datetime import date
 
 from . import commands, markdown, queries
 from .errors import AtlasError, Location, NoMatch
 from .output import to_json
+from .text import day
 
 INSTRUCTIONS = (
     "The Ascend communication atlas: a curated bilingual (English/中文) knowledge graph of how data "
@@ -49,12 +48,10 @@ def _check_lang(lang: str) -> str:
 def _check_date(value: str | None, where: str) -> str | None:
     if value is None or value == "":
         return None
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            raise ValueError
-        return date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise AtlasError(f'"{value}" is not a date', Location(where), "use YYYY-MM-DD") from None
+    parsed = day(value)
+    if parsed is None:
+        raise AtlasError(f'"{value}" is not a date', Location(where), "use YYYY-MM-DD")
+    return parsed
 
 
 class AtlasTools:
