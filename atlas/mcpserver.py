@@ -10,7 +10,6 @@ nothing into data/, and never reaches the network (SPARQL SERVICE is refused).
 (the optional `mcp` extra), which is imported only here.
 """
 
-
 from . import commands, markdown, queries
 from .errors import AtlasError, Location, NoMatch
 from .output import to_json
