@@ -84,9 +84,12 @@ class _SharedBar(_Bars):
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Harvest N repositories at once in separate processes (default: the number "
                    "of CPUs).")
+@click.option("--wait", is_flag=True,
+              help="When another refresh is running on the same data folder, wait for it to "
+                   "finish (default: stop with a message).")
 @common_options
 def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, jobs,
-            data_dir, fmt):
+            wait, data_dir, fmt):
     """Harvest when each probe first became visible on its repository's mainline into
     data/timeline.yaml (incremental: unchanged repositories return at once).
 
@@ -116,7 +119,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetc
             report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
                          repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
                          allow_shallow=allow_shallow, progress=bars, fetch_missing=fetch_missing,
-                         jobs=jobs,
+                         jobs=jobs, wait=wait, atlas_cutoff=atlas.cutoff,
                          state=(atlas.harvests, atlas.sightings))
         finally:
             if bars:

@@ -1,0 +1,106 @@
+"""`atlas refresh` under pressure: two writers at once, a cut-off past the atlas's, hostile ref
+names, a clone that hangs, and the files a refresh leaves. Real processes, real git repositories."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from atlas.harvest import read_state
+from test_harvest import ROOT, Repo, d
+
+MINI = ROOT / "tests" / "fixtures" / "mini"
+
+
+def atlas_cli(*args, cwd=None, env=None):
+    e = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "atlas", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, env=e, timeout=120)
+
+
+@pytest.fixture
+def site(tmp_path):
+    """A copy of the mini data (no timeline yet) and clones of its two repositories."""
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    (data / "timeline.yaml").unlink()
+    repos = tmp_path / "repos"
+    hccl = Repo(repos, "example/hccl", branch="main")
+    hccl.commit({"src/collective/a.c": "BUS_X\n"}, d(3))
+    shmem = Repo(repos, "example/shmem", branch="main")
+    shmem.commit({"s.c": "engine_u_put(\n"}, d(4))
+    return tmp_path
+
+
+def hold_lock(data: Path) -> subprocess.Popen:
+    """Another writer: a real process that holds the data folder's lock until its stdin closes."""
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from atlas.harvest.lock import DataLock
+        with DataLock({str(data)!r}):
+            print("locked", flush=True)
+            sys.stdin.read()
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stdin=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def wait_for_waiters(lockfile: Path, n: int, limit: float = 60) -> None:
+    """Until `n` processes are blocked on the lock (Linux lists them in /proc/locks with `->`);
+    elsewhere a pause long enough for both runs to load the data."""
+    locks = Path("/proc/locks")
+    if not locks.exists():
+        time.sleep(5)
+        return
+    inode = f":{lockfile.stat().st_ino} "
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if sum("->" in line and inode in line for line in locks.read_text().splitlines()) >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the refreshes never waited for the lock")
+
+
+def refresh_proc(site, repo, *extra):
+    return subprocess.Popen([sys.executable, "-m", "atlas", "refresh", "--data", str(site / "data"),
+                             "--repos", str(site / "repos"), "--repo", repo, *extra],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_concurrent_refreshes_keep_both_results(site):
+    holder = hold_lock(site / "data")
+    try:
+        # while the lock is held, a refresh without --wait is refused and names the holder
+        busy = atlas_cli("refresh", "--data", str(site / "data"), "--repos", str(site / "repos"),
+                         "--repo", "example/hccl")
+        assert busy.returncode == 1
+        assert "another refresh is running on" in busy.stderr + busy.stdout
+        assert f"(pid {holder.pid})" in busy.stderr + busy.stdout
+        assert not (site / "data" / "timeline.yaml").exists()
+        # two runs on different repositories, both loaded before either could write
+        a = refresh_proc(site, "example/hccl", "--wait")
+        b = refresh_proc(site, "example/shmem", "--wait")
+        wait_for_waiters(site / "data" / ".timeline.lock", 2)  # both loaded the empty timeline
+        holder.stdin.close()
+        outs = [p.communicate(timeout=120) for p in (a, b)]
+    finally:
+        holder.wait(timeout=30)
+        holder.stdout.close()
+    assert a.returncode == 0, outs[0]
+    assert b.returncode == 0, outs[1]
+    harvests, sightings = read_state(site / "data" / "timeline.yaml")
+    assert sorted(h.repo for h in harvests) == ["example/hccl", "example/shmem"]
+    assert {(s.repo, s.concept) for s in sightings if s.found} == {
+        ("example/hccl", "bus-x"), ("example/hccl", "lib-c"), ("example/shmem", "engine-u")}
+    assert atlas_cli("validate", "--data", str(site / "data")).returncode == 0
+    leftovers = [p.name for p in (site / "data").iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
