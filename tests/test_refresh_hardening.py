@@ -104,3 +104,18 @@ def test_concurrent_refreshes_keep_both_results(site):
     assert atlas_cli("validate", "--data", str(site / "data")).returncode == 0
     leftovers = [p.name for p in (site / "data").iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
+
+
+def test_cutoff_after_the_atlas_cutoff_is_refused(site):
+    args = ("--data", str(site / "data"), "--repos", str(site / "repos"))
+    late = atlas_cli("refresh", "--cutoff", "2026-08-27", *args)
+    assert late.returncode == 1
+    text = late.stderr + late.stdout
+    assert "--cutoff" in text and "2026-08-27" in text and "2026-08-26" in text, text
+    assert "Traceback" not in text
+    assert not (site / "data" / "timeline.yaml").exists()
+    # the atlas still loads, and a cut-off on the atlas's day works
+    assert atlas_cli("validate", *args[:2]).returncode == 0
+    ok = atlas_cli("refresh", "--cutoff", "2026-08-26", *args)
+    assert ok.returncode == 0, ok.stderr
+    assert atlas_cli("validate", *args[:2]).returncode == 0

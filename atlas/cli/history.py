@@ -119,7 +119,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetc
             report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff,
                          repo_ids=tuple(repo_ids), concept_ids=tuple(concept_ids), clone=clone,
                          allow_shallow=allow_shallow, progress=bars, fetch_missing=fetch_missing,
-                         jobs=jobs, wait=wait, atlas_cutoff=atlas.cutoff,
+                         jobs=jobs, wait=wait,
                          state=(atlas.harvests, atlas.sightings))
         finally:
             if bars:

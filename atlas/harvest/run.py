@@ -70,7 +70,7 @@ class _Want(Record):
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
             progress=None, state=None, fetch_missing: bool = False,
-            jobs: int | None = None, wait: bool = False, atlas_cutoff: str = "") -> RefreshReport:
+            jobs: int | None = None, wait: bool = False) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
     or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
@@ -83,12 +83,12 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     The run holds the data folder's lock (`lock.DataLock`): a second writer is refused, or waits
     with `wait`. The timeline is read again under the lock before it is written, so that runs on
     different repositories one after the other keep each other's results. A cut-off later than
-    `atlas_cutoff` (the atlas's own, when given) is refused: its sightings would make the atlas
-    unloadable."""
+    the atlas's own (`atlas.cutoff`, from atlas.yaml) is refused: its sightings would make the
+    atlas unloadable."""
     day = parse_cutoff(cutoff)
     cutoff = day.isoformat()
-    if atlas_cutoff and cutoff > str(atlas_cutoff):
-        raise AtlasError(f"the cut-off {cutoff} is after the atlas's cut-off {atlas_cutoff}: "
+    if atlas.cutoff and cutoff > str(atlas.cutoff):
+        raise AtlasError(f"the cut-off {cutoff} is after the atlas's cut-off {atlas.cutoff}: "
                          "its sightings would make the atlas unloadable", Location("--cutoff"),
                          hint="use a cut-off on or before it, or move `cutoff:` in atlas.yaml first")
     with DataLock(Path(data_dir), wait=wait):
