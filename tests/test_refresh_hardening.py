@@ -11,8 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from atlas.harvest import read_state
+from atlas.text import refname_problem
 from test_harvest import ROOT, Repo, d
 
 MINI = ROOT / "tests" / "fixtures" / "mini"
@@ -119,3 +122,61 @@ def test_cutoff_after_the_atlas_cutoff_is_refused(site):
     ok = atlas_cli("refresh", "--cutoff", "2026-08-26", *args)
     assert ok.returncode == 0, ok.stderr
     assert atlas_cli("validate", *args[:2]).returncode == 0
+
+
+# -- ref names ----------------------------------------------------------------------------------
+
+REF_ALPHABET = "ab/.-_@{}~^:?*[\\ \t\x01\x7féx"
+
+
+def git_accepts(name: str) -> bool:
+    out = subprocess.run(["git", "check-ref-format", name], capture_output=True)
+    return out.returncode == 0
+
+
+@settings(max_examples=100, deadline=None)
+@example("refs/heads/a.lock")
+@example("refs/heads/a@{b")
+@example("refs/heads/.x")
+@example("@")
+@example("refs/heads/x.")
+@example("refs/a//b")
+@example("refs/heads/a..b")
+@example("main")
+@example("refs/heads/é@x")
+@example("refs/heads/a\x7fb")
+@example("refs/heads/a.lock.b/c")
+@given(st.one_of(st.text(alphabet=REF_ALPHABET, max_size=14),
+                 st.text(alphabet=REF_ALPHABET, max_size=12).map(lambda t: "refs/heads/" + t)))
+def test_ref_names_as_git_checks_them(name):
+    assert (refname_problem(name) == "") == git_accepts(name), (name, refname_problem(name))
+
+
+@pytest.mark.parametrize("branch", ["refs/heads/../pull/1/head", "refs/pull/1/head",
+                                    "pull/1/head", "refs/merge-requests/3/head",
+                                    "refs/remotes/origin/pull/2/merge", "main@{1}", "a..b",
+                                    "x.lock", "ma\x01in", "-"])
+def test_bad_branch_refused_at_validate_and_refresh(site, branch):
+    repos_yaml = site / "data" / "repositories" / "repos.yaml"
+    text = repos_yaml.read_text(encoding="utf-8")
+    quoted = branch.replace("\\", "\\\\").replace('"', '\\"').replace("\x01", "\\x01")
+    repos_yaml.write_text(text.replace("    status: active\n",
+                                       f'    status: active\n    branch: "{quoted}"\n', 1),
+                          encoding="utf-8")
+    line = text[: text.index("    status: active\n")].count("\n") + 2
+    # validate: a located error in the repository's YAML
+    from atlas.loader import load_data
+
+    loaded = load_data(site / "data")
+    found = [p for p in loaded.problems if p.code in ("bad-branch", "control-character")]
+    assert found and found[0].location.file.endswith("repos.yaml"), loaded.problems
+    assert found[0].location.line == line
+    # refresh (the library, which skips validation): refused, nothing harvested from that ref
+    from atlas.harvest import refresh
+
+    loaded.atlas.repo_by_id["example/hccl"].branch = branch
+    report = refresh(loaded.atlas, site / "data", repos_root=site / "repos",
+                     repo_ids=("example/hccl",))
+    assert report.exit_code == 1
+    assert any(p.code == "bad-branch" for p in report.problems), report.problems
+    assert not any(h.repo == "example/hccl" for h in read_state(site / "data" / "timeline.yaml")[0])

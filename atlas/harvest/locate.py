@@ -20,9 +20,10 @@ from pathlib import Path
 
 from ..errors import AtlasError, Location
 from ..model import REPO_RE, Record
+from ..text import PULL_REF_PATTERN, branch_problem
 
 _SHA = re.compile(rb"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
-PULL_REF = re.compile(r"^refs/(?:pull|merge-requests|remotes/[^/]+/(?:pull|merge-requests))/")
+PULL_REF = re.compile(PULL_REF_PATTERN)
 
 
 class Clone(Record):
@@ -229,6 +230,14 @@ def branch_candidates(branch: str) -> list[str]:
     return [f"refs/heads/{branch}", f"refs/remotes/origin/{branch}", f"refs/remotes/{branch}"]
 
 
+def check_branch(repo: str, branch: str, where: Location) -> None:
+    """Refuse a `branch:` that git would not accept as a ref name, or a pull-request ref."""
+    why = branch_problem(branch)
+    if why:
+        raise AtlasError(f"{repo}: refusing the branch {branch!r}: {why}", where,
+                         hint="set `branch:` to the mainline branch in data/repositories/")
+
+
 def resolve_branch(clone: Clone, branch: str) -> tuple[str, str]:
     """(ref name, head sha) of the branch to harvest; '' = the clone's HEAD.
 
@@ -240,6 +249,7 @@ def resolve_branch(clone: Clone, branch: str) -> tuple[str, str]:
     if not reader.supported:
         return "", ""
     if branch:
+        check_branch(clone.repo, branch, clone.location)
         found = None
         for cand in branch_candidates(branch):
             if PULL_REF.match(cand):

@@ -534,6 +534,7 @@ class _RepoJob:
 
     def _git_resolve(self, g, branch):
         if branch:
+            locate.check_branch(self.rid, branch, Location(self.rid))
             for cand in locate.branch_candidates(branch):
                 sha = g.rev_parse(cand)
                 if sha:
@@ -680,7 +681,8 @@ def _copy(rec, **changes):
 
 def _code(exc: AtlasError) -> str:
     m = exc.message
-    for needle, code in (("no local clone", "no-clone"), ("shallow", "shallow-clone"),
+    for needle, code in (("refusing the branch", "bad-branch"), ("no local clone", "no-clone"),
+                         ("shallow", "shallow-clone"),
                          ("branch", "missing-branch"), ("pull-request", "pull-request-ref"),
                          ("corrupt", "corrupt-repository"), ("clone", "clone-failed")):
         if needle in m:
