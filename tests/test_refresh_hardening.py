@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -180,3 +181,17 @@ def test_bad_branch_refused_at_validate_and_refresh(site, branch):
     assert report.exit_code == 1
     assert any(p.code == "bad-branch" for p in report.problems), report.problems
     assert not any(h.repo == "example/hccl" for h in read_state(site / "data" / "timeline.yaml")[0])
+
+
+def test_refresh_keeps_the_timeline_mode_and_leaves_no_temporary_files(site):
+    from atlas.harvest import refresh
+    from atlas.loader import load_data
+
+    tl = site / "data" / "timeline.yaml"
+    tl.write_text("cutoff: '2026-08-26'\nrepositories: []\nsightings: []\n", encoding="utf-8")
+    os.chmod(tl, 0o640)
+    report = refresh(load_data(site / "data").atlas, site / "data", repos_root=site / "repos")
+    assert report.written and report.exit_code == 0, report.problems
+    assert stat.S_IMODE(tl.stat().st_mode) == 0o640
+    assert len(read_state(tl)[1]) == 3
+    assert [p.name for p in (site / "data").iterdir() if p.name.endswith(".tmp")] == []
