@@ -195,3 +195,21 @@ def test_refresh_keeps_the_timeline_mode_and_leaves_no_temporary_files(site):
     assert stat.S_IMODE(tl.stat().st_mode) == 0o640
     assert len(read_state(tl)[1]) == 3
     assert [p.name for p in (site / "data").iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_alias_bomb_in_local_yaml_fails_fast_with_a_location(site):
+    from atlas.errors import AtlasError
+    from atlas.harvest import locate
+
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}]\n" for i in range(8))
+    (site / "repos" / "local.yaml").write_text(bomb, encoding="utf-8")
+    t0 = time.perf_counter()
+    with pytest.raises(AtlasError) as err:
+        locate.local_map(site / "repos")
+    assert time.perf_counter() - t0 < 2
+    assert err.value.location.file.endswith("local.yaml") and err.value.location.line == 1
+    (site / "repos" / "local.yaml").write_text("example/hccl: hccl-elsewhere\n", encoding="utf-8")
+    assert locate.local_map(site / "repos") == {"example/hccl": site / "repos" / "hccl-elsewhere"}

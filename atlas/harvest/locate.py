@@ -82,7 +82,8 @@ def local_map(root: Path) -> dict[str, Path]:
     import yaml
 
     try:
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        node = yaml.compose(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader",
+                                                                         yaml.SafeLoader))
     except (OSError, UnicodeDecodeError) as exc:
         raise AtlasError(f"cannot read the clone mapping: {exc}", Location(str(f))) from None
     except yaml.YAMLError as exc:
@@ -90,11 +91,18 @@ def local_map(root: Path) -> dict[str, Path]:
         loc = Location(str(f), mark.line + 1, mark.column + 1) if mark else Location(str(f))
         raise AtlasError(f"invalid YAML in the clone mapping: {getattr(exc, 'problem', exc)}",
                          loc) from None
-    if data is None:
+    if node is None:
         return {}
-    if not isinstance(data, dict):
+    if not isinstance(node, yaml.MappingNode):
         raise AtlasError("the clone mapping must be a mapping `owner/name: path`", Location(str(f)),
                          hint="e.g.  hicann/hccl: ~/src/hccl")
+    data = {}  # the node tree is read, never constructed: aliases are never expanded
+    for k, v in node.value:
+        if not (isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)):
+            mark = k.start_mark
+            raise AtlasError("bad entry (want `owner/name: path`, both plain text)",
+                             Location(str(f), mark.line + 1, mark.column + 1))
+        data[k.value] = v.value
     out = {}
     for key, value in data.items():
         if not isinstance(key, str) or not REPO_RE.match(key) or not isinstance(value, str) \
