@@ -191,7 +191,7 @@ def sparql_results(results: str | None, fmt: str) -> str:
 
 def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_ids=(), concept_ids=(),
             clone=False, allow_shallow=False, progress=None, only_unchanged=False, fetch_missing=False,
-            jobs=None) -> Answer | None:
+            jobs=None, wait=False) -> Answer | None:
     """`atlas refresh`: the harvest report. A run that changes nothing is remembered (the stamp)
     and answered from it until something changes. With `only_unchanged` (the launcher) nothing is
     harvested: None unless the stamp answers."""
@@ -212,7 +212,7 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
         atlas = load()
         report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
                      concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
-                     fetch_missing=fetch_missing, jobs=jobs, state=(atlas.harvests, atlas.sightings))
+                     fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings))
         stamp.remember(d, *args, atlas, report)
     return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
 

@@ -21,7 +21,7 @@ from .model import (
     RepoHarvest, Repository, Sighting, Text, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF,
 )
-from .text import day
+from .text import branch_problem, day
 from .walk import list_files
 
 try:  # libyaml is much faster and keeps marks too
@@ -510,6 +510,9 @@ def _repo_history(ctx: _Ctx, r: Repository, f: dict) -> None:
     for key in ("branch", "mirror_of"):
         if key in f:
             setattr(r, key, _str(ctx, f[key], key) or "")
+    if r.branch and branch_problem(r.branch):
+        ctx.error(f["branch"], "bad-branch", f"branch {r.branch!r}: {branch_problem(r.branch)}",
+                  "name the mainline branch (main, master, or a full ref such as refs/heads/main)")
     if "migrated_from" in f:
         r.migrated_from = [v for v, _ in _str_list(ctx, f["migrated_from"], "migrated_from")]
 

@@ -60,3 +60,56 @@ def suggest(word: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
     ranked = sorted((s, i) for i, s in scored.items() if s >= 0.45)
     ranked.sort(key=lambda pair: (-pair[0], pair[1]))
     return [ident for _, ident in ranked[:limit]]
+
+
+PULL_REF_PATTERN = r"^refs/(?:pull|merge-requests|remotes/[^/]+/(?:pull|merge-requests))/"
+
+
+def refname_problem(name: str) -> str:
+    """'' when `name` is a full ref name as `git check-ref-format` accepts it, else why not.
+
+    The rules: at least two components separated by single slashes, none empty, none starting
+    with a dot or ending with `.lock`; no `..`, no `@{`, no backslash, no control character, space,
+    `~ ^ : ? * [`; not ending with a dot; not the single character `@`."""
+    if not isinstance(name, str) or not name:
+        return "empty"
+    bad = next((ch for ch in name if ord(ch) < 32 or ord(ch) == 127 or ch in " ~^:?*[\\"), None)
+    if bad is not None:
+        return f"contains {bad!r}"
+    for needle in ("..", "@{", "//"):
+        if needle in name:
+            return f"contains {needle!r}"
+    if name == "@":
+        return "is '@'"
+    if name.startswith("/") or name.endswith("/"):
+        return "starts or ends with '/'"
+    if name.endswith("."):
+        return "ends with '.'"
+    parts = name.split("/")
+    if len(parts) < 2:
+        return "has a single component"
+    for part in parts:
+        if part.startswith("."):
+            return f"a component starts with '.' ({part!r})"
+        if part.endswith(".lock"):
+            return f"a component ends with '.lock' ({part!r})"
+    return ""
+
+
+def branch_problem(branch: str) -> str:
+    """'' when `branch` (a repository's `branch:`: a name such as `main`, or a full ref name) is a
+    valid ref name that is not a pull-request or merge-request ref, else why not."""
+    import re
+
+    if branch.startswith("-"):
+        return "starts with '-' (git refuses such a branch name)"
+    full = branch if branch.startswith("refs/") else f"refs/heads/{branch}"
+    why = refname_problem(full)
+    if why:
+        return f"not a ref name git accepts: {why}"
+    names = [full] if branch.startswith("refs/") else [full, f"refs/remotes/origin/{branch}",
+                                                      f"refs/remotes/{branch}"]
+    if any(re.match(PULL_REF_PATTERN, n) for n in names) or branch.split("/", 1)[0] in (
+            "pull", "merge-requests"):
+        return "a pull-request or merge-request ref, not a mainline branch"
+    return ""

@@ -83,9 +83,12 @@ class _SharedBar(_Bars):
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, metavar="N",
               help="Harvest N repositories at once in separate processes (default: the number "
                    "of CPUs).")
+@click.option("--wait", is_flag=True,
+              help="When another refresh is running on the same data folder, wait for it to "
+                   "finish (default: stop with a message).")
 @common_options
 def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, jobs,
-            data_dir, fmt):
+            wait, data_dir, fmt):
     """Harvest when each probe first became visible on its repository's mainline into
     data/timeline.yaml (incremental: unchanged repositories return at once).
 
@@ -102,7 +105,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetc
         bars = _Bars() if jobs == 1 else _SharedBar()
     try:
         result = run(data_dir, repos_dir, fmt, cutoff, repo_ids, concept_ids, clone, allow_shallow, bars,
-                     fetch_missing=fetch_missing, jobs=jobs)
+                     fetch_missing=fetch_missing, jobs=jobs, wait=wait)
     finally:
         if bars:
             bars.close()

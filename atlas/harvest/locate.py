@@ -20,9 +20,10 @@ from pathlib import Path
 
 from ..errors import AtlasError, Location
 from ..model import REPO_RE, Record
+from ..text import PULL_REF_PATTERN, branch_problem
 
 _SHA = re.compile(rb"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
-PULL_REF = re.compile(r"^refs/(?:pull|merge-requests|remotes/[^/]+/(?:pull|merge-requests))/")
+PULL_REF = re.compile(PULL_REF_PATTERN)
 
 
 class Clone(Record):
@@ -81,7 +82,8 @@ def local_map(root: Path) -> dict[str, Path]:
     import yaml
 
     try:
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+        node = yaml.compose(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader",
+                                                                         yaml.SafeLoader))
     except (OSError, UnicodeDecodeError) as exc:
         raise AtlasError(f"cannot read the clone mapping: {exc}", Location(str(f))) from None
     except yaml.YAMLError as exc:
@@ -89,11 +91,18 @@ def local_map(root: Path) -> dict[str, Path]:
         loc = Location(str(f), mark.line + 1, mark.column + 1) if mark else Location(str(f))
         raise AtlasError(f"invalid YAML in the clone mapping: {getattr(exc, 'problem', exc)}",
                          loc) from None
-    if data is None:
+    if node is None:
         return {}
-    if not isinstance(data, dict):
+    if not isinstance(node, yaml.MappingNode):
         raise AtlasError("the clone mapping must be a mapping `owner/name: path`", Location(str(f)),
                          hint="e.g.  hicann/hccl: ~/src/hccl")
+    data = {}  # the node tree is read, never constructed: aliases are never expanded
+    for k, v in node.value:
+        if not (isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)):
+            mark = k.start_mark
+            raise AtlasError("bad entry (want `owner/name: path`, both plain text)",
+                             Location(str(f), mark.line + 1, mark.column + 1))
+        data[k.value] = v.value
     out = {}
     for key, value in data.items():
         if not isinstance(key, str) or not REPO_RE.match(key) or not isinstance(value, str) \
@@ -229,6 +238,14 @@ def branch_candidates(branch: str) -> list[str]:
     return [f"refs/heads/{branch}", f"refs/remotes/origin/{branch}", f"refs/remotes/{branch}"]
 
 
+def check_branch(repo: str, branch: str, where: Location) -> None:
+    """Refuse a `branch:` that git would not accept as a ref name, or a pull-request ref."""
+    why = branch_problem(branch)
+    if why:
+        raise AtlasError(f"{repo}: refusing the branch {branch!r}: {why}", where,
+                         hint="set `branch:` to the mainline branch in data/repositories/")
+
+
 def resolve_branch(clone: Clone, branch: str) -> tuple[str, str]:
     """(ref name, head sha) of the branch to harvest; '' = the clone's HEAD.
 
@@ -240,6 +257,7 @@ def resolve_branch(clone: Clone, branch: str) -> tuple[str, str]:
     if not reader.supported:
         return "", ""
     if branch:
+        check_branch(clone.repo, branch, clone.location)
         found = None
         for cand in branch_candidates(branch):
             if PULL_REF.match(cand):

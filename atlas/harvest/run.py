@@ -12,21 +12,22 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import AtlasError, Location, Problem
-from ..model import DATE_RE, DEFAULT_CUTOFF, Atlas, Probe, Record, RepoHarvest, Sighting, utc_day
+from ..model import DEFAULT_CUTOFF, Atlas, Probe, Record, RepoHarvest, Sighting, utc_day
 from ..paths import repos_root as default_repos_root
+from ..text import day
 from . import locate
+from .lock import DataLock
 from .report import RefreshReport, RepoRow
 from .timeline import FILENAME, merge, read_state, sighting_key, write_state
 
 
 def parse_cutoff(text: str, where: str = "--cutoff") -> date:
+    """A cut-off or as-of day, through the one day parser (`atlas.text.day`)."""
     text = str(text)
-    if not DATE_RE.match(text):
-        raise AtlasError(f"not a date: {text!r} (want YYYY-MM-DD)", Location(where))
-    try:
-        return date.fromisoformat(text)
-    except ValueError as exc:
-        raise AtlasError(f"not a date: {text!r} ({exc})", Location(where)) from None
+    parsed = day(text)
+    if parsed is None:
+        raise AtlasError(f"not a date: {text!r} (want a day of the calendar, YYYY-MM-DD)", Location(where))
+    return date.fromisoformat(parsed)
 
 
 def cutoff_timestamp(day: date) -> int:
@@ -69,7 +70,7 @@ class _Want(Record):
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
             progress=None, state=None, fetch_missing: bool = False,
-            jobs: int | None = None) -> RefreshReport:
+            jobs: int | None = None, wait: bool = False) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
     or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
@@ -77,10 +78,27 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     `fetch_missing` lets git fetch the missing blobs of a partial clone from its promisor remote
     (network use); without it git uses no transport at all. `jobs` repositories are harvested at
     once in separate processes (default: the number of CPUs); the report and the timeline do not
-    depend on it."""
+    depend on it.
+
+    The run holds the data folder's lock (`lock.DataLock`): a second writer is refused, or waits
+    with `wait`. The timeline is read again under the lock before it is written, so that runs on
+    different repositories one after the other keep each other's results. A cut-off later than
+    the atlas's own (`atlas.cutoff`, from atlas.yaml) is refused: its sightings would make the
+    atlas unloadable."""
     day = parse_cutoff(cutoff)
     cutoff = day.isoformat()
-    data_dir = Path(data_dir)
+    if atlas.cutoff and cutoff > str(atlas.cutoff):
+        raise AtlasError(f"the cut-off {cutoff} is after the atlas's cut-off {atlas.cutoff}: "
+                         "its sightings would make the atlas unloadable", Location("--cutoff"),
+                         hint="use a cut-off on or before it, or move `cutoff:` in atlas.yaml first")
+    with DataLock(Path(data_dir), wait=wait):
+        return _refresh(atlas, Path(data_dir), day, repos_root, repo_ids, concept_ids, clone,
+                        allow_shallow, progress, state, fetch_missing, jobs)
+
+
+def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, allow_shallow,
+             progress, state, fetch_missing, jobs) -> RefreshReport:
+    cutoff = day.isoformat()
     root = default_repos_root(repos_root, data_dir)
     tpath = data_dir / FILENAME
     report = RefreshReport(cutoff=cutoff, timeline=str(tpath))
@@ -152,12 +170,31 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     if not repo_ids and not concept_ids:  # probes of repositories no longer in the data
         drop |= {k for k in old_s_by if k[0] not in groups}
     if new_h or new_s or drop:
-        harvests, sightings = merge(old_h, old_s, new_h, new_s, drop)
-        if not repo_ids and not concept_ids:
-            harvests = [h for h in harvests if h.repo in groups]
-        write_state(tpath, cutoff, harvests, sightings)
+        _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids,
+               None if repo_ids or concept_ids else set(groups))
         report.written = True
     return report
+
+
+def _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids, everything) -> None:
+    """Merge this run's results into the timeline as it is now on disk (read under the lock: a
+    run before this one may have written since the data were loaded), then write it.
+    `everything` is the set of listed repositories when the run covered all of them."""
+    cur_h, cur_s = read_state(tpath)
+    in_scope = set(concept_ids) if concept_ids else None
+    for rid, (row, _problems, _harvest, _sightings, keys) in done.items():
+        if row.status in ("no-probes", "failed"):
+            continue
+        current = set(keys)
+        drop |= {sighting_key(s) for s in cur_s if s.repo == rid
+                 and (in_scope is None or s.concept in in_scope)
+                 and (s.concept, s.method, s.value) not in current}
+    if everything is not None:
+        drop |= {sighting_key(s) for s in cur_s if s.repo not in everything}
+    harvests, sightings = merge(cur_h, cur_s, new_h, new_s, drop)
+    if everything is not None:
+        harvests = [h for h in harvests if h.repo in everything]
+    write_state(tpath, cutoff, harvests, sightings)
 
 
 def _why_no_harvest(atlas, rid, root) -> str:
@@ -498,6 +535,7 @@ class _RepoJob:
 
     def _git_resolve(self, g, branch):
         if branch:
+            locate.check_branch(self.rid, branch, Location(self.rid))
             for cand in locate.branch_candidates(branch):
                 sha = g.rev_parse(cand)
                 if sha:
@@ -644,7 +682,8 @@ def _copy(rec, **changes):
 
 def _code(exc: AtlasError) -> str:
     m = exc.message
-    for needle, code in (("no local clone", "no-clone"), ("shallow", "shallow-clone"),
+    for needle, code in (("refusing the branch", "bad-branch"), ("no local clone", "no-clone"),
+                         ("shallow", "shallow-clone"),
                          ("branch", "missing-branch"), ("pull-request", "pull-request-ref"),
                          ("corrupt", "corrupt-repository"), ("clone", "clone-failed")):
         if needle in m:

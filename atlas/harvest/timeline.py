@@ -7,7 +7,6 @@ sightings by (repo, concept, method, value).
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -50,23 +49,11 @@ def dump(cutoff: str, harvests: list[RepoHarvest], sightings: list[Sighting]) ->
 
 def write_state(path: str | os.PathLike, cutoff: str, harvests: list[RepoHarvest],
                 sightings: list[Sighting]) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then os.replace()."""
-    path = Path(path)
-    text = dump(cutoff, harvests, sightings)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write atomically (`cache.atomic_write`): the file keeps its permission bits, and no
+    temporary file is left behind whatever goes wrong."""
+    from ..cache import atomic_write
+
+    atomic_write(Path(path), dump(cutoff, harvests, sightings))
 
 
 def read_state(path: str | os.PathLike) -> tuple[list[RepoHarvest], list[Sighting]]:
