@@ -64,3 +64,12 @@ def finish(result: Answer) -> None:
 
 def fail(code: int = 1):
     sys.exit(code)
+
+
+def day_callback(ctx, param, value):
+    """click callback of a day option (--as-of): the one day parser, `atlas.text.day`."""
+    from ..text import day
+
+    if value is not None and day(value) is None:
+        raise click.BadParameter(f"{value!r} is not a day (use YYYY-MM-DD)", ctx=ctx, param=param)
+    return value

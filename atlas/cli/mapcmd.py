@@ -3,15 +3,9 @@ from __future__ import annotations
 
 import click
 
-from .common import data_option, get_atlas
+from .common import data_option, day_callback, get_atlas
 
 
-def _date(ctx, param, value):
-    from ..text import day
-
-    if value is not None and day(value) is None:
-        raise click.BadParameter(f"{value!r} is not a day (expected a date YYYY-MM-DD)", ctx=ctx, param=param)
-    return value
 
 
 @click.command("map")
@@ -19,7 +13,7 @@ def _date(ctx, param, value):
               show_default=True,
               help="Directory to write the site into: index.html (overview), timeline.html, "
                    "concepts/<id>.html, explorer.html, flow-<id>.html.")
-@click.option("--as-of", "as_of", metavar="DATE", callback=_date, default=None,
+@click.option("--as-of", "as_of", metavar="DATE", callback=day_callback, default=None,
               help="Initial date of the page's as-of control (default: the atlas cut-off); "
                    "concepts first visible later start greyed out.")
 @click.option("--force", is_flag=True,

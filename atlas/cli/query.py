@@ -5,20 +5,14 @@ from __future__ import annotations
 import click
 
 from .. import commands, queries
-from .common import common_options, finish, lang_option, table_option
+from .common import common_options, day_callback, finish, lang_option, table_option
 
 LANG = lang_option
 
 
-def _date(ctx, param, value):
-    from ..text import day
-
-    if value is not None and day(value) is None:
-        raise click.BadParameter(f"{value!r} is not a day (use YYYY-MM-DD)", ctx=ctx, param=param)
-    return value
 
 
-AS_OF = click.option("--as-of", callback=_date, default=None, metavar="DATE",
+AS_OF = click.option("--as-of", callback=day_callback, default=None, metavar="DATE",
                      help="Show the atlas as visible on DATE (YYYY-MM-DD): concepts whose first "
                           "sighting is later are MARKED 'not yet visible' (never hidden); concepts "
                           "without any sighting are marked 'undated'.")
