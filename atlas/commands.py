@@ -210,11 +210,23 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
         from .harvest import refresh as run
 
         atlas = load()
-        report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
-                     concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
-                     fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings))
+        with _clones_stopped_on_signals(clone):
+            report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
+                         concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
+                         fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings))
         stamp.remember(d, *args, atlas, report)
     return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
+
+
+def _clones_stopped_on_signals(clone: bool):
+    """With --clone, SIGTERM and Ctrl-C stop the running git clones and remove their partial folders."""
+    import contextlib
+
+    if not clone:
+        return contextlib.nullcontext()
+    from .harvest.clone import stopped_on_signals
+
+    return stopped_on_signals()
 
 
 # ---------------------------------------------------------------------------------------------

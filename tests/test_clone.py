@@ -1,0 +1,143 @@
+"""`refresh --clone` is bounded: a git clone that hangs is stopped at its time limit, on SIGTERM and on
+Ctrl-C, with every process it started, and leaves no partial folder. Real git, real ssh helper processes
+(a script standing in for ssh that never answers), real signals."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from atlas.errors import AtlasError
+from atlas.harvest.clone import clone_repo
+from test_harvest import ROOT, Repo, d
+
+MINI = ROOT / "tests" / "fixtures" / "mini"
+URL = "ssh://git@example.invalid/o/r.git"
+
+
+@pytest.fixture
+def hanging_ssh(tmp_path, monkeypatch):
+    """GIT_SSH_COMMAND is a script that records its pid and its child's, then waits forever."""
+    pids = tmp_path / "ssh.pids"
+    script = tmp_path / "fake-ssh"
+    script.write_text(f'#!/bin/sh\necho $$ >> "{pids}"\nsleep 300 &\necho $! >> "{pids}"\nwait\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(script))
+    monkeypatch.setenv("GIT_SSH_VARIANT", "simple")
+    return pids
+
+
+def started(pids: Path, timeout: float = 20) -> list[int]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = [int(x) for x in pids.read_text().split()] if pids.exists() else []
+        if len(got) >= 2:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("the ssh stand-in never started")
+
+
+def running(pid: int) -> bool:
+    """A process that exists and is not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def all_gone(pids: list[int], timeout: float = 10) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if not any(running(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def partials(root: Path) -> list[Path]:
+    return list(root.rglob(".*.partial-*"))
+
+
+def test_a_hanging_clone_stops_at_its_time_limit(tmp_path, hanging_ssh):
+    root = tmp_path / "repos"
+    t0 = time.monotonic()
+    with pytest.raises(AtlasError) as err:
+        clone_repo("o/r", [URL], root, timeout=2)
+    took = time.monotonic() - t0
+    assert 2 <= took < 15, took
+    msg = err.value.message
+    assert "did not finish within 2 s" in msg and "o/r" in msg and "--clone-timeout" in err.value.hint
+    assert all_gone(started(hanging_ssh)), "ssh and its child must be killed with git"
+    assert partials(root) == [] and not (root / "o" / "r").exists()
+
+
+def test_a_clone_that_finishes_is_untouched_by_the_limit(tmp_path):
+    src = Repo(tmp_path / "src")
+    sha = src.commit({"a": "x\n"}, d(1))
+    dest = clone_repo("o/r", [f"file://{src.path}"], tmp_path / "repos", timeout=60)
+    assert dest == tmp_path / "repos" / "o" / "r" and (dest / ".git").is_dir()
+    assert subprocess.run(["git", "-C", str(dest), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() == sha
+    assert partials(tmp_path / "repos") == []
+
+
+def test_a_failed_clone_says_why_and_leaves_nothing(tmp_path):
+    with pytest.raises(AtlasError) as err:
+        clone_repo("o/r", [f"file://{tmp_path}/nothing-here"], tmp_path / "repos", timeout=60)
+    assert "git clone" in err.value.message and "failed" in err.value.message
+    assert partials(tmp_path / "repos") == [] and not (tmp_path / "repos" / "o" / "r").exists()
+
+
+def test_partial_folders_of_dead_processes_are_removed_live_ones_kept(tmp_path):
+    src = Repo(tmp_path / "src")
+    src.commit({"a": "x\n"}, d(1))
+    parent = tmp_path / "repos" / "o"
+    parent.mkdir(parents=True)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    orphan, live, foreign = parent / ".r.partial-dead", parent / ".r.partial-live", parent / ".r.partial-x"
+    for folder, owner in ((orphan, dead.pid), (live, os.getpid()), (foreign, None)):
+        (folder / "c").mkdir(parents=True)
+        if owner is not None:
+            (folder / "atlas-clone.pid").write_text(f"{owner}\n")
+    clone_repo("o/r", [f"file://{src.path}"], tmp_path / "repos", timeout=60)
+    assert not orphan.exists(), "left by a process that no longer runs"
+    assert live.exists() and foreign.exists(), "a running clone's folder, and one not written by a clone"
+
+
+@pytest.fixture
+def clone_site(tmp_path, monkeypatch):
+    """The mini atlas; git is told (by environment config) to reach its https:// URLs over ssh."""
+    shutil.copytree(MINI, tmp_path / "data")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "url.ssh://git@example.invalid/.insteadOf")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://github.com/")
+    return tmp_path
+
+
+@pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, None)])
+def test_a_killed_refresh_takes_its_clone_with_it(clone_site, hanging_ssh, sig, status):
+    env = {**os.environ, "ATLAS_CACHE": str(clone_site / "cache")}
+    proc = subprocess.Popen([sys.executable, "-m", "atlas", "refresh", "--clone", "--repo", "example/hccl",
+                             "--data", str(clone_site / "data"), "--repos", str(clone_site / "repos")],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids = started(hanging_ssh)
+    assert partials(clone_site / "repos"), "the clone is under way"
+    before = (clone_site / "data" / "timeline.yaml").read_bytes()
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err
+    if status is not None:
+        assert proc.returncode == status
+    else:
+        assert proc.returncode != 0
+    assert all_gone(pids), "git's ssh helper outlived the refresh"
+    assert partials(clone_site / "repos") == []
+    assert (clone_site / "data" / "timeline.yaml").read_bytes() == before
