@@ -746,11 +746,13 @@ def _flow_scalar_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
 
 
 # control characters other than tab and newline (CR is a line break in a file, not in a value)
-_CONTROL_IN_FILE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# and the bidirectional embeddings, overrides and isolates, which reorder what a reader sees
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL_IN_FILE = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{_BIDI}]")
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")
 MAX_TEXT = 1_000_000  # characters of one value; far beyond any card, far below the RDF store's limit
-_CONTROL_HINT = ("remove it: an ESC or OSC sequence could rewrite the reader's terminal; only newline and "
-                 "tab are allowed in text")
+_CONTROL_HINT = ("remove it: an ESC or OSC sequence could rewrite the reader's terminal, and a bidirectional "
+                 "override reorders the text a reader sees; only newline and tab are allowed in text")
 
 
 def _control_at(ctx: _Ctx, text: str) -> bool:

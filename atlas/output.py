@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import re
 
-# C0 controls except tab and newline, a carriage return not ending a CRLF line (CSV results), DEL
-# and the C1 controls (U+009B is a one-character CSI)
-UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+# C0 controls except tab and newline, a carriage return not ending a CRLF line (CSV results), DEL,
+# the C1 controls (U+009B is a one-character CSI) and the bidirectional embeddings, overrides and
+# isolates (they reorder what the reader sees: a "Trojan source" line)
+UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
 def _visible(m: re.Match) -> str:
     code = ord(m.group(0))
-    return f"\\x{code:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def terminal_safe(text: str) -> str:
