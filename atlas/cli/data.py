@@ -45,8 +45,9 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
         for p in problems:
             click.echo(terminal_safe(str(p)))
         files = len({p.location.file for p in problems})
+        where = f" in {files} file(s)" if files else ""
         a = loaded.atlas
-        click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s) in {files} file(s); "
+        click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s){where}; "
                    f"{len(a.concepts)} concepts, {len(a.claims)} claims, {len(a.flows)} flows, "
                    f"{len(a.repositories)} repositories, {len(a.sightings)} sightings")
     if errors or (fail_on_warnings and warnings):
