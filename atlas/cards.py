@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import cache, queries
 from .index import load_keyed
+from .model import utc_day
 
 _SAFE = re.compile(r"^[a-z0-9-]+$")
 
@@ -52,6 +53,16 @@ class CardStore:
         if prefix and (not hits or (hits[0]["type"], hits[0]["id"]) == ("concept", prefix)):
             return "card", prefix
         return "hits", hits
+
+    def mark_hits(self, hits: list[dict], as_of: str) -> list[dict]:
+        """Give every concept hit `as_of {date, visible, first}`: whether it was visible on that day
+        (None when nothing dates it) and its first visible day."""
+        for h in hits:
+            if h["type"] == "concept":
+                card = queries.mark_as_of(self.card(h["id"]), as_of)
+                first = card.get("first_visible")
+                h["as_of"] = {**card["as_of"], "first": utc_day(first["date"]) if first else None}
+        return hits
 
     def card(self, ident: str, as_of: str | None = None) -> dict:
         card = cache.read(self.directory / f"{ident}.marshal")

@@ -121,6 +121,8 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
     kind, found = store.answer(term)
     if kind == "hits" and found:
+        if as_of:
+            store.mark_hits(found, as_of)
         return answer(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
     if kind == "card":
         ident = found

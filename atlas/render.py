@@ -261,14 +261,24 @@ def hits(result: dict, lang: str = "en") -> str:
     for i, h in enumerate(rows, 1):
         head = f"{i:>2}  {h['type']:<7}  {h['id']}"
         name = pick(h["name"], lang)
+        later = _not_yet(h.get("as_of"))
         if name and name != h["id"]:
-            head += "  " + _short(name, max(20, w - width(head) - 2))
-        lines.append(head)
+            head += "  " + _short(name, max(20, w - width(head) - width(later) - 2))
+        lines.append(head + later)
         if h["snippet"]["text"] and h["snippet"]["text"] != name:
             lines.extend(hang(h["snippet"]["text"], w, "             ", "             "))
     kinds = [k for k in HIT_OPEN if any(h["type"] == k for h in rows)]
     lines.append("\nopen one: " + "; ".join(HIT_OPEN[k] for k in kinds))
     return "\n".join(lines)
+
+
+def _not_yet(as_of: dict | None) -> str:
+    """A hit's mark under --as-of: not yet visible on that day (first visible later), or undated."""
+    if not as_of or as_of["visible"]:
+        return ""
+    if as_of["visible"] is None:
+        return "  [no sighting]"
+    return f"  [not yet visible on {as_of['date']}; first {as_of['first']}]"
 
 
 def suggestions(term: str, rows: list[dict], lang: str = "en", message: str = "") -> str:

@@ -281,3 +281,25 @@ def test_card_compare_and_timeline_show_the_same_day():
 def test_any_text_searches_without_error(mini_atlas, text):
     for h in _mini_index(mini_atlas).search(text):
         assert h["type"] in search.TYPE_ORDER and isinstance(h["snippet"]["text"], str)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(day=st.dates(min_value=datetime(2023, 1, 1).date(), max_value=datetime(2026, 8, 26).date()),
+       words=st.sampled_from(["direct drive", "写门铃", "memory"]))
+def test_the_ranked_list_marks_what_was_not_yet_visible_as_of_a_day(bundled, day, words):
+    atlas, _index = bundled
+    as_of = day.isoformat()
+    js = json.loads(run("query", words, "--as-of", as_of, "--format", "json"))
+    concepts = [h for h in js["hits"] if h["type"] == "concept"]
+    assert concepts, words
+    for h in concepts:
+        first = queries.card(atlas, atlas.concept(h["id"]))["first_visible"]
+        day_first = first and datetime.fromisoformat(first["date"]).astimezone(timezone.utc).date().isoformat()
+        assert h["as_of"] == {"date": as_of, "first": day_first or None,
+                              "visible": None if not day_first else day_first <= as_of}, h
+    text = run("query", words, "--as-of", as_of)
+    for h in concepts:
+        line = next(ln for ln in text.splitlines() if f"  {h['id']}  " in ln or ln.endswith(f"  {h['id']}"))
+        assert (f"[not yet visible on {as_of}; first {h['as_of']['first']}]" in line) == \
+               (h["as_of"]["visible"] is False), line
+    assert all("as_of" not in h for h in json.loads(run("query", words, "--format", "json"))["hits"])
