@@ -287,6 +287,7 @@ def _http(method: str, url: str, body: bytes, headers: dict, timeout: float, whe
     import http.client
     import socket
     import threading
+    import urllib.parse
 
     parts, host, port = check_url(url, where)
     cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
@@ -324,6 +325,11 @@ def _http(method: str, url: str, body: bytes, headers: dict, timeout: float, whe
     if len(data) > limit:
         raise AtlasError(f"the response from {url} is larger than {limit >> 20} MB", Location(url),
                          "add a LIMIT to the query")
+    moved = resp.getheader("Location") if 300 <= resp.status < 400 else None
+    if moved:  # not followed: the query (or the atlas, for a PUT) would be sent to a host never named
+        moved = urllib.parse.urljoin(url, moved)
+        raise AtlasError(f"HTTP {resp.status} {resp.reason} from {url}: the server points to {moved!r}",
+                         Location(url), f"if you trust it, run again with {where} {moved}")
     if resp.status >= 300:
         text = data[:300].decode("utf-8", "replace").strip()
         raise AtlasError(f"HTTP {resp.status} {resp.reason} from {url}" + (f": {text}" if text else ""),

@@ -238,6 +238,36 @@ def test_response_size_is_capped():
             sparql._http("POST", url, b"ASK {}", {}, 10, "--endpoint", limit=1 << 20)
 
 
+class _Moved(BaseHTTPRequestHandler):
+    """Answers every request with a redirect to another host; counts what it received."""
+    seen: list = []
+
+    def do_POST(self):  # noqa: N802 - the http.server name
+        self.seen.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        self.send_response(301)
+        self.send_header("Location", "http://203.0.113.9/sparql")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *_a):
+        pass
+
+
+def test_a_redirect_is_reported_with_its_target_and_not_followed():
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Moved)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}/query"
+        r = atlas("query", "--sparql", "ASK {}", "--endpoint", url, "--timeout", "5", timeout=30)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "Traceback" not in err, err
+    assert "HTTP 301" in err and "'http://203.0.113.9/sparql'" in err and "--endpoint http://203.0.113.9/sparql" in err
+    assert len(_Moved.seen) == 1, "exactly one request, to the URL given"
+
+
 @pytest.mark.parametrize("url, words", [
     ("http://[::1/q", "not a valid URL"),
     ("http://127.0.0.1:7878/q\r\nX-Injected: 1", "control or space character"),
