@@ -59,14 +59,20 @@ class AtlasTools:
     def __init__(self, data_dir=None):
         self.data_dir = data_dir
         self._atlas = None
+        self._index = None
 
     @property
     def atlas(self):
         if self._atlas is None:
-            from .index import load_atlas
-
-            self._atlas = load_atlas(self.data_dir)
+            self._atlas, self._index = commands._searchable(self.data_dir)
         return self._atlas
+
+    @property
+    def index(self):
+        """The ranked search index `atlas query` uses (read from the cache)."""
+        if self._index is None:
+            self._atlas, self._index = commands._searchable(self.data_dir)
+        return self._index
 
     def concept(self, term: str):
         return queries.resolve(self.atlas, term)
@@ -75,8 +81,10 @@ class AtlasTools:
         _check_lang(lang)
         if not text.strip():
             raise AtlasError("give some words to search for", Location("text"))
-        rows = queries.search(self.atlas, [], text)[: max(1, min(limit, 100))]
-        return _lang_only(rows, lang)
+        if not 1 <= limit <= 100:
+            raise AtlasError(f"limit {limit} is out of range", Location("limit"), "use 1 to 100")
+        hits = self.index.search(text, limit=limit)  # the ranked list of `atlas query WORDS`
+        return _lang_only({"query": text, "hits": hits}, lang)
 
     def card(self, term: str, lang: str = "all", as_of: str | None = None):
         _check_lang(lang)
@@ -97,8 +105,9 @@ class AtlasTools:
         return commands.path_value(self.atlas, a, b)
 
     def claims(self, topic: str | None = None, status: str | None = None):
-        c = self.concept(topic) if topic else None
-        return queries.claims(self.atlas, c, status)
+        if not topic:
+            return queries.claims(self.atlas, None, status)
+        return queries.claims_topic(self.atlas, self.index, topic, status)  # as `atlas claims TOPIC`
 
     def flow(self, name: str):
         return queries.flow(self.atlas, name)
@@ -117,7 +126,7 @@ class AtlasTools:
         result = sparql.run_embedded(query, sparql.nt_cache(load, key, resolve(self.data_dir)))
         import json
 
-        return json.loads(sparql.render(result, "json")) if result["type"] != "graph" else result["triples"]
+        return json.loads(sparql.render(result, "json"))  # as `--format json`: results JSON, or JSON-LD
 
     # Markdown, for resources and the prompt
     def concept_markdown(self, ident: str) -> str:
@@ -151,15 +160,16 @@ class _Args:
     """Annotated parameter types the SDK turns into input schemas with descriptions."""
 
     def __init__(self):
-        from typing import Annotated
+        from typing import Annotated, Literal
 
         from pydantic import Field
 
         self.Annotated, self.Field = Annotated, Field
         self.term = Annotated[str, Field(description="A concept id, an English or Chinese name or alias "
                                                      "(e.g. hccs, 直驱, 'AIV direct drive').")]
-        self.lang = Annotated[str, Field(description="en, zh or all (default): which language's text to "
-                                                     "keep in bilingual fields.")]
+        self.lang = Annotated[Literal["en", "zh", "all"],
+                              Field(description="en, zh or all (default): which language's text to keep in "
+                                                "bilingual fields.")]
         self.as_of = Annotated[str | None, Field(description="YYYY-MM-DD: mark whether the concept was "
                                                              "already visible in a public repository then.")]
 
@@ -179,20 +189,24 @@ def build_server(data_dir=None):
         release = version("ascend-atlas")
     except PackageNotFoundError:  # run from a source tree that is not installed
         release = "0"
+    import threading
+
     tools = AtlasTools(data_dir)
+    one_at_a_time = threading.Lock()  # the SDK runs tools in worker threads; the atlas and index are shared
     server = MCPServer(name="ascend-atlas", title="Ascend communication atlas",
                        instructions=INSTRUCTIONS, version=release)
 
     def call(fn, *args):
         try:
-            return to_json(fn(*args))
+            with one_at_a_time:
+                return to_json(fn(*args))
         except AtlasError as exc:
             raise ToolError(error_text(exc)) from None
 
     a = _Args()
     _lookup_tools(server, tools, call, a)
     _more_tools(server, tools, call, a)
-    _resources_and_prompt(server, tools, a)
+    _resources_and_prompt(server, tools, a, one_at_a_time)
     return server
 
 
@@ -262,12 +276,15 @@ def _more_tools(server, tools: AtlasTools, call, a: _Args) -> None:
         return call(tools.sparql, query)
 
 
-def _resources_and_prompt(server, tools: AtlasTools, a: _Args) -> None:
-    from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+def _resources_and_prompt(server, tools: AtlasTools, a: _Args, one_at_a_time) -> None:
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS
 
     def resource(fn, ident):
         try:
-            return fn(ident)
+            with one_at_a_time:
+                return fn(ident)
         except AtlasError as exc:
             raise ResourceNotFoundError(error_text(exc)) from None
 
@@ -290,9 +307,10 @@ def _resources_and_prompt(server, tools: AtlasTools, a: _Args) -> None:
     def explain(term: a.text("The concept to explain.")) -> str:
         """Explain a concept from its atlas card, citing evidence pins."""
         try:
-            text = tools.concept_markdown(tools.concept(term).id)
-        except AtlasError as exc:
-            raise ToolError(error_text(exc)) from None
+            with one_at_a_time:
+                text = tools.concept_markdown(tools.concept(term).id)
+        except AtlasError as exc:  # a protocol error the SDK passes on with its message
+            raise MCPError(INVALID_PARAMS, error_text(exc)) from None
         return ("Explain the following concept from the Ascend communication atlas. Answer only "
                 "from this card. Say which of the six questions it answers, give the beginner "
                 "explanation first and the professional one after, and cite each fact with its "

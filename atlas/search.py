@@ -227,10 +227,10 @@ def build(atlas, key: str | None = None):
             _fill(con, atlas)
             con.close()
             os.replace(tmp, path)
-            return SearchIndex(sqlite3.connect(f"file:{path}?mode=ro", uri=True))
+            return SearchIndex(sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
         except (OSError, sqlite3.Error):
             pass  # a read-only cache only costs speed
-    con = sqlite3.connect(":memory:")
+    con = sqlite3.connect(":memory:", check_same_thread=False)
     _fill(con, atlas)
     return SearchIndex(con)
 
@@ -242,7 +242,7 @@ def open_index(key: str, materialise):
     path = index_path(key)
     if path.is_file():
         try:
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
             con.execute("SELECT 1 FROM doc LIMIT 1")
             return SearchIndex(con)
         except sqlite3.Error:
@@ -256,6 +256,9 @@ def for_atlas(atlas):
 
 
 class SearchIndex:
+    """Ranked search over one SQLite connection. It may be handed to another thread (a server's
+    worker threads), but callers must not use it from two threads at once."""
+
     def __init__(self, con):
         self.con = con
 

@@ -48,6 +48,19 @@ BAD = {
     "sparql": {"query": "DELETE WHERE { ?s ?p ?o }"},
 }
 
+# each tool call and the command line that must give the same JSON
+SAME_AS_CLI = {
+    "search": {"text": "direct drive"},
+    "claims": {"topic": "Mooncake"},
+    "sparql": {"query": "CONSTRUCT { ?c atlas:answersQuestion question:link } "
+                        "WHERE { ?c atlas:answersQuestion question:link } LIMIT 2"},
+}
+CLI_OF = {
+    "search": ["query", "direct drive", "--format", "json"],
+    "claims": ["claims", "Mooncake", "--format", "json"],
+    "sparql": ["query", "--sparql", SAME_AS_CLI["sparql"]["query"], "--format", "json"],
+}
+
 
 def _digest(root: Path) -> str:
     h = hashlib.sha256()
@@ -91,7 +104,7 @@ async def _scenario(data: Path, cache: Path, service_port: int) -> dict:
     env = {"ATLAS_CACHE": str(cache), "PYTHONPATH": os.pathsep.join(sys.path)}
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "atlas", "serve", "--mcp", "--data", str(data)], env=env)
-    out: dict = {"good": {}, "bad": {}}
+    out: dict = {"good": {}, "bad": {}, "same": {}}
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write) as s:
@@ -120,6 +133,26 @@ async def _scenario(data: Path, cache: Path, service_port: int) -> dict:
                     out["missing_resource"] = str(exc)
                 prompt = await s.get_prompt("explain", {"term": "hccs"})
                 out["prompt"] = prompt.messages[0].content.text
+                try:
+                    await s.get_prompt("explain", {"term": "no-such-concept-zz"})
+                    out["missing_prompt"] = None
+                except Exception as exc:  # the SDK raises its protocol error
+                    out["missing_prompt"] = str(exc)
+                out["concurrent"] = []
+
+                async def one(name, args):  # the SDK runs tools in worker threads, here at once
+                    r = await s.call_tool(name, args)
+                    out["concurrent"].append((name, r.is_error, r.content[0].text[:200]))
+
+                async with anyio.create_task_group() as tg:
+                    for _ in range(4):
+                        for name in ("search", "claims", "card", "sparql"):
+                            tg.start_soon(one, name, {**GOOD, "claims": {"topic": "Mooncake"}}[name])
+                r = await s.call_tool("search", {"text": "collective communication", "lang": "zh"})
+                out["collective"] = (r.is_error, r.content[0].text)
+                for name, args in SAME_AS_CLI.items():
+                    r = await s.call_tool(name, args)
+                    out["same"][name] = (r.is_error, r.content[0].text)
                 r = await s.call_tool("card", {"term": "hccs"})
                 out["still_alive"] = not r.is_error
     return out
@@ -217,3 +250,32 @@ def test_resources_and_prompt_are_markdown_with_pins(session):
     assert session["missing_resource"] and "no concept" in session["missing_resource"]
     assert "citing" in session["prompt"] or "cite" in session["prompt"]
     assert "# HCCS" in session["prompt"]
+
+
+@pytest.mark.parametrize("name", sorted(SAME_AS_CLI))
+def test_search_claims_and_graphs_are_the_command_lines_json(session, name):
+    is_error, text = session["same"][name]
+    assert not is_error, text
+    env = dict(os.environ, ATLAS_CACHE=str(session["cache"]))
+    cli = subprocess.run([sys.executable, "-m", "atlas", *CLI_OF[name], "--data", str(session["data"])],
+                         capture_output=True, text=True, env=env, check=True)
+    assert json.loads(text) == json.loads(cli.stdout)
+
+
+def test_search_is_the_ranked_search_and_claims_take_words(session):
+    hits = json.loads(session["collective"][1])["hits"]
+    assert (hits[0]["type"], hits[0]["id"]) == ("concept", "collective-communication"), hits[:3]
+    assert hits[0]["name"] == {"zh": "集合通信"}, hits[0]
+    claims = json.loads(session["same"]["claims"][1])
+    assert len(claims) >= 3 and all("mooncake" in json.dumps(c).lower() for c in claims[:3])
+    assert "@context" in json.loads(session["same"]["sparql"][1])
+
+
+def test_lang_is_an_enum_and_a_bad_prompt_carries_the_message(session):
+    assert session["tools"]["card"]["properties"]["lang"]["enum"] == ["en", "zh", "all"]
+    assert session["missing_prompt"] and "no concept matches" in session["missing_prompt"]
+
+
+def test_calls_at_once_are_answered_like_calls_in_turn(session):
+    assert len(session["concurrent"]) == 16
+    assert [c for c in session["concurrent"] if c[1]] == []
