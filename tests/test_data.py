@@ -147,3 +147,17 @@ def test_pure_and_libyaml_readers_agree(rel):
     except yaml.YAMLError as exc:
         pytest.fail(f"{rel}: the pure-Python reader fails: {exc}")
     assert pure == yaml.load(text, Loader=yaml.CSafeLoader), f"{rel} reads differently with libyaml"
+
+
+def test_a_concept_recorded_as_a_hypothesis_shows_that_claim(atlas):
+    """A concept whose text says it is recorded as hypothesis Bn lists the claim of hypothesis Bn."""
+    said = {}
+    for c in atlas.concepts:
+        text = " ".join(c.beginner.both() + c.professional.both())
+        for n in re.findall(r"hypothesis (B\d)", text):
+            said.setdefault(c.id, set()).add(n)
+    assert len(said) >= 5
+    for cid, numbers in said.items():
+        statements = [cl["statement"]["en"] for cl in queries.card(atlas, atlas.concept(cid))["claims"]]
+        for n in numbers:
+            assert any(s.startswith(f"Hypothesis {n}:") for s in statements), (cid, n, statements)
