@@ -520,6 +520,9 @@ def timeline(atlas: Atlas, term: str | None = None, repos=(), as_of: str | None 
     }
 
 
+CLAIMS_FLOOR = 0.2  # a claim for a topic scores at least this share of the best claim's score
+
+
 def claims_topic(atlas: Atlas, index, topic: str, status: str | None = None) -> list[dict]:
     """Claims ranked for a topic: their own text (statement, note, evidence) and the concepts they
     are about (a claim about a concept the topic finds ranks by that concept's score)."""
@@ -536,6 +539,9 @@ def claims_topic(atlas: Atlas, index, topic: str, status: str | None = None) -> 
         if score > 0:
             scored.append((-score, cl.id, cl))
     scored.sort(key=lambda t: (t[0], t[1]))
+    if scored:  # the far tail (a stray shared word) is dropped once something matches strongly
+        floor = -scored[0][0] * CLAIMS_FLOOR
+        scored = [t for t in scored if -t[0] >= floor]
     return [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement), "about": cl.about,
              "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence],
              "score": round(-neg, 4)} for neg, _, cl in scored]

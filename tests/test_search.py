@@ -195,6 +195,21 @@ def test_claims_topic_ranks_text_and_about(bundled):
     assert len(bottlenecks) == 5 and bottlenecks <= set(deepep)
     hyp = queries.claims_topic(atlas, index, "DeepEP", status="hypothesis")
     assert {c["id"] for c in hyp} == bottlenecks
+    # a strong match drops the far tail: stray shared words do not list every claim
+    assert [c["id"] for c in queries.claims_topic(atlas, index, "尾延迟")] == ["bottleneck-tail-latency"]
+    assert len(queries.claims_topic(atlas, index, "hccl")) < len(atlas.claims) // 2
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["hccl", "DeepEP", "Mooncake", "build flags", "direct drive", "doorbell", "尾延迟",
+                        "UDMA", "单边", "SHMEM", "quiet", "拓扑"]))
+def test_claims_for_a_topic_keep_the_share_of_the_best_score(bundled, topic):
+    atlas, index = bundled
+    rows = queries.claims_topic(atlas, index, topic)
+    if rows:
+        scores = [r["score"] for r in rows]
+        assert scores == sorted(scores, reverse=True)
+        assert min(scores) >= round(scores[0] * queries.CLAIMS_FLOOR, 4) - 1e-4
 
 
 def test_claims_cli_topic_and_miss(mini):
