@@ -207,7 +207,7 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     if report is None and only_unchanged:
         return None
     if report is None:
-        from .harvest import refresh as run
+        from .harvest.refresh import refresh as run
 
         atlas = load()
         report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
