@@ -209,7 +209,7 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     if report is None and only_unchanged:
         return None
     if report is None:
-        from .harvest import refresh as run
+        from .harvest.refresh import refresh as run
 
         atlas = load()
         with _clones_stopped_on_signals(clone):

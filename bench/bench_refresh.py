@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from atlas.harvest import read_state, refresh  # noqa: E402
+from atlas.harvest import read_state  # noqa: E402
+from atlas.harvest.refresh import refresh  # noqa: E402
 from atlas.model import Atlas, Concept, Probe, Text  # noqa: E402
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -136,7 +137,7 @@ def measure(label: str, repos: Path, rid: str, gitdir: str, terms, naive_too=Tru
         script = textwrap.dedent(f"""
             import sys
             sys.path.insert(0, {str(ROOT)!r})
-            from atlas.harvest import refresh
+            from atlas.harvest.refresh import refresh
             from atlas.model import Atlas, Concept, Probe, Text
             terms = {list(terms)!r}
             a = Atlas(concepts=[Concept(id=f"c{{i}}", kind="concept", names=Text("x", "x"),

@@ -120,7 +120,7 @@ def test_fast_launcher_falls_back_for_misses_and_options(mini):
 
 def test_refresh_no_op_answers_from_the_stamp_until_something_changes(mini, tmp_path, monkeypatch):
     from test_harvest import Repo, d
-    import atlas.harvest.run as harvest_run
+    import atlas.harvest.refresh as harvest_refresh
 
     root = tmp_path / "repos"
     hccl = Repo(root, "example/hccl")
@@ -135,12 +135,12 @@ def test_refresh_no_op_answers_from_the_stamp_until_something_changes(mini, tmp_
     def boom(*a, **k):
         raise AssertionError("the full refresh ran although nothing changed")
 
-    real = harvest_run.refresh
-    monkeypatch.setattr(harvest_run, "refresh", boom)
+    real = harvest_refresh.refresh
+    monkeypatch.setattr(harvest_refresh, "refresh", boom)
     third = json.loads(run(*args).output)             # answered from the stamp
     untimed = lambda rows: [dict(r, seconds=0) for r in rows]  # noqa: E731  (timing varies)
     assert untimed(third["repositories"]) == untimed(second["repositories"])
-    monkeypatch.setattr(harvest_run, "refresh", real)  # (undo() would also drop the private cache)
+    monkeypatch.setattr(harvest_refresh, "refresh", real)  # (undo() would also drop the private cache)
     for fmt in ("json", "text"):                      # the click-free launcher prints the same
         a = [*args[:-1], fmt]
         fast = subprocess.run([sys.executable, "-m", "atlas", *a], capture_output=True, text=True,

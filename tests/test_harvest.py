@@ -11,8 +11,9 @@ import pytest
 import yaml
 
 from atlas.errors import AtlasError
-from atlas.harvest import read_state, refresh
+from atlas.harvest import read_state
 from atlas.harvest.clone import check_url
+from atlas.harvest.refresh import refresh
 from atlas.harvest.timeline import HEADER
 from atlas.model import Atlas, Concept, Probe, Repository, Text
 
@@ -486,7 +487,7 @@ def test_noop_refresh_does_not_import_gitpython(env):
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
-        from atlas.harvest import refresh
+        from atlas.harvest.refresh import refresh
         from atlas.model import Atlas, Concept, Probe, Text
         a = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"),
                                     probes=[Probe("o/r", term="NOOP_T")])])
@@ -497,6 +498,30 @@ def test_noop_refresh_does_not_import_gitpython(env):
     out2 = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out1.stdout.split() == ["scanned", "True"]
     assert out2.stdout.split() == ["up-to-date", "False"]
+
+
+def test_refresh_and_verify_are_modules_of_the_package():
+    """`atlas.harvest.refresh` and `atlas.harvest.verify` are the modules whatever was imported
+    first (the package re-exports no function of those names); the old module names are gone; the
+    package still imports without gitpython."""
+    script = textwrap.dedent(f"""
+        import importlib.util, inspect, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import atlas.harvest as h
+        print("git" in sys.modules, hasattr(h, "refresh"), hasattr(h, "verify"),
+              "refresh" in h.__all__, "verify" in h.__all__)
+        from atlas.harvest.verify import verify
+        from atlas.harvest import refresh, verify as verify_module
+        print(inspect.ismodule(refresh), inspect.ismodule(verify_module), inspect.isfunction(verify),
+              inspect.isfunction(refresh.refresh), verify_module.verify is verify,
+              h.refresh is refresh, h.VerifyReport is verify_module.VerifyReport)
+        print(*(importlib.util.find_spec(m) is None
+                for m in ("atlas.harvest.run", "atlas.harvest.pincheck", "atlas.htmlmap.render")))
+        print(inspect.ismodule(importlib.import_module("atlas.htmlmap.site")))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:4] == ["False False False False False", "True True True True True True True",
+                                          "True True True", "True"], out.stdout
 
 
 def test_interrupted_write_leaves_old_file_whole(env):

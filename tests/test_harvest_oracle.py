@@ -22,7 +22,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from atlas.harvest import read_state, refresh
+from atlas.harvest import read_state
+from atlas.harvest.refresh import refresh
 from atlas.model import Atlas, Concept, Probe, Text
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",

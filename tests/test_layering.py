@@ -171,7 +171,7 @@ def test_forbidden_edges_would_be_reported():
     assert not _allowed("model", "loader")
     assert not _allowed("queries", "rdf")
     assert not _allowed("errors", "cli")
-    assert _allowed("harvest.stamp", "cache") and _allowed("harvest.run", "harvest.locate")
+    assert _allowed("harvest.stamp", "cache") and _allowed("harvest.refresh", "harvest.locate")
     assert _allowed("cli.query", "cards") and not _allowed("queries", "cli.query")
 
 

@@ -16,7 +16,7 @@ from atlas.htmlmap.owned import MANIFEST
 from hypothesis import given, settings, strategies as st
 
 from atlas.htmlmap.layout import NONE_LANE, answered, lane_key, lanes, marks
-from atlas.htmlmap.render import VIS_FILE, node_label, pin_url, script_json, seed_focus, vis_js
+from atlas.htmlmap.site import VIS_FILE, node_label, pin_url, script_json, seed_focus, vis_js
 from atlas.model import (
     QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin,
     Probe, Question, Relation, Repository, Sighting, Text)

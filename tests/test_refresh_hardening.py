@@ -173,7 +173,7 @@ def test_bad_branch_refused_at_validate_and_refresh(site, branch):
     assert found and found[0].location.file.endswith("repos.yaml"), loaded.problems
     assert found[0].location.line == line
     # refresh (the library, which skips validation): refused, nothing harvested from that ref
-    from atlas.harvest import refresh
+    from atlas.harvest.refresh import refresh
 
     loaded.atlas.repo_by_id["example/hccl"].branch = branch
     report = refresh(loaded.atlas, site / "data", repos_root=site / "repos",
@@ -184,7 +184,7 @@ def test_bad_branch_refused_at_validate_and_refresh(site, branch):
 
 
 def test_refresh_keeps_the_timeline_mode_and_leaves_no_temporary_files(site):
-    from atlas.harvest import refresh
+    from atlas.harvest.refresh import refresh
     from atlas.loader import load_data
 
     tl = site / "data" / "timeline.yaml"

@@ -1,8 +1,8 @@
-"""atlas.harvest.verify (module pincheck): evidence pins checked against real clones."""
+"""atlas.harvest.verify: evidence pins checked against real clones."""
 from __future__ import annotations
 
 from atlas.errors import Location
-from atlas.harvest import verify
+from atlas.harvest.verify import verify
 from atlas.model import Atlas, Claim, Evidence, Pin, Repository, Text
 
 from test_harvest import Repo, d

@@ -134,7 +134,7 @@ def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
       atlas timeline hccs --as-of 2025-12-31
       atlas timeline --repos-report
     """
-    from ..harvest.run import parse_cutoff
+    from ..harvest.refresh import parse_cutoff
 
     if as_of:
         as_of = parse_cutoff(as_of, "--as-of").isoformat()
@@ -211,7 +211,7 @@ def verify(repos_dir, data_dir, fmt):
       atlas verify
       ATLAS_REPOS=/path/to/clones atlas verify --format json
     """
-    from ..harvest import verify as run
+    from ..harvest.verify import verify as run
     from ..paths import repos_root
 
     d = _data(data_dir)

@@ -1,15 +1,18 @@
 """The history axis: when each probe first became visible on a repository's mainline.
 
-`refresh()` harvests probes into data/timeline.yaml, `verify()` checks evidence pins against local
-clones. Importing this package does not import gitpython (an unchanged repository is recognised
-from its ref files); the scanner (`gitscan`) is imported when git has to run.
+`atlas.harvest.refresh.refresh()` harvests probes into data/timeline.yaml,
+`atlas.harvest.verify.verify()` checks evidence pins against local clones; each function lives in
+the module of its name and is imported from there (the package does not re-export them, so
+`atlas.harvest.refresh` always means the module). Importing this package does not import
+gitpython (an unchanged repository is recognised from its ref files); the scanner (`gitscan`) is
+imported when git has to run.
 """
 from __future__ import annotations
 
 import importlib
 
-_EXPORTS = {"refresh": "run", "RefreshReport": "report", "RepoRow": "report", "verify": "pincheck",
-            "VerifyReport": "pincheck", "PinRow": "pincheck", "read_state": "timeline",
+_EXPORTS = {"RefreshReport": "report", "RepoRow": "report",
+            "VerifyReport": "verify", "PinRow": "verify", "read_state": "timeline",
             "write_state": "timeline",
             "account_repositories": "accounts", "RepoAccount": "accounts"}
 __all__ = sorted(_EXPORTS)

@@ -174,53 +174,29 @@ class Repo:
         return result
 
     def _settle(self, result: Scan, history: "_History", skipped: set[str], terms, paths):
+        """Complete a scan that left out the paths whose blobs are missing: the terms in the
+        readable versions of those paths, what the missing blobs leave unknown or possibly
+        earlier, and path probes satisfied by a skipped file."""
         order = {c.sha: i for i, c in enumerate(history.commits)}
-        missing = history.absent
-        # the first commit whose tree holds a missing blob: where one is written, or the one
-        # before a change that replaces it
-        first_missing = None
-        for i, c in enumerate(history.commits):
-            if any(old in missing for _p, old, _new, _st in c.changes):
-                first_missing = i - 1
-                break
-            if any(new in missing for _p, _old, new, _st in c.changes):
-                first_missing = i
-                break
-        # readable versions of the skipped paths, searched for the terms directly (binary ones,
-        # which git would not diff, are left out as in the scan)
-        wanted = {new for c in history.commits for p, _old, new, _st in c.changes
-                  if p in skipped and new not in missing and new.strip("0")}
-        contents = self.read_blobs(sorted(wanted)) if terms else {}
-        contents = {b: v for b, v in contents.items() if b"\x00" not in v[:8000]}
+        first_missing = _first_missing(history)
+        contents = self._skipped_contents(history, skipped) if terms else {}
         for t in dict.fromkeys(terms):
-            needle = t.encode("utf-8")
-            for i, c in enumerate(history.commits):
-                if t in result.terms and order.get(result.terms[t].sha, -1) <= i:
-                    break
-                if any(p in skipped and needle in contents.get(new, b"")
-                       for p, _old, new, _st in c.changes):
-                    result.terms[t] = c.commit()
-                    break
+            _settle_term(result, t, history, order, skipped, contents)
             hit = result.terms.get(t)
             if hit is None:
                 result.unknown.append(t)
             elif first_missing is not None and first_missing < order.get(hit.sha, -1):
-                at = order[hit.sha]
-                result.earlier[t] = list(dict.fromkeys(
-                    b for j, c in enumerate(history.commits[:at + 1])
-                    for _p, old, new, _st in c.changes
-                    for b in ((old, new) if j < at else (old,)) if b in missing))
-        # a path probe can be satisfied by a skipped file: take the earlier of both answers
-        for c in history.commits:
-            for path, _old, _new, status in c.changes:
-                if status != "A" or path not in skipped:
-                    continue
-                for probe in paths:
-                    old = result.paths.get(probe)
-                    if old is not None and order.get(old.sha, -1) <= order[c.sha]:
-                        continue
-                    if _under(path, probe):
-                        result.paths[probe] = c.commit()
+                result.earlier[t] = _missing_until(history, order[hit.sha])
+        _settle_paths(result, history, order, skipped, paths)
+
+    def _skipped_contents(self, history: "_History", skipped: set[str]) -> dict[str, bytes]:
+        """The readable versions of the skipped paths (binary ones, which git would not diff, are
+        left out as in the scan), searched for the terms directly."""
+        missing = history.absent
+        wanted = {new for c in history.commits for p, _old, new, _st in c.changes
+                  if p in skipped and new not in missing and new.strip("0")}
+        contents = self.read_blobs(sorted(wanted))
+        return {b: v for b, v in contents.items() if b"\x00" not in v[:8000]}
 
     def read_blobs(self, shas: list[str]) -> dict[str, bytes]:
         """Contents of readable blobs (one `git cat-file --batch`)."""
@@ -376,6 +352,53 @@ def _first_line(err: bytes) -> str:
     text = err.decode("utf-8", "replace").strip()
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return lines[-1] if lines else "(no message)"
+
+
+def _first_missing(history: "_History") -> int | None:
+    """The index of the first commit whose tree holds a missing blob: where one is written, or the
+    one before a change that replaces it; None when no commit does."""
+    missing = history.absent
+    for i, c in enumerate(history.commits):
+        if any(old in missing for _p, old, _new, _st in c.changes):
+            return i - 1
+        if any(new in missing for _p, _old, new, _st in c.changes):
+            return i
+    return None
+
+
+def _settle_term(result: Scan, t: str, history: "_History", order, skipped, contents) -> None:
+    """A term found in a readable version of a skipped path before the scan's answer replaces it."""
+    needle = t.encode("utf-8")
+    for i, c in enumerate(history.commits):
+        if t in result.terms and order.get(result.terms[t].sha, -1) <= i:
+            return
+        if any(p in skipped and needle in contents.get(new, b"") for p, _old, new, _st in c.changes):
+            result.terms[t] = c.commit()
+            return
+
+
+def _missing_until(history: "_History", at: int) -> list[str]:
+    """The missing blobs that the commits before index `at` wrote or replaced, and that the commit
+    at `at` replaced: an earlier appearance could hide in them."""
+    missing = history.absent
+    return list(dict.fromkeys(
+        b for j, c in enumerate(history.commits[:at + 1])
+        for _p, old, new, _st in c.changes
+        for b in ((old, new) if j < at else (old,)) if b in missing))
+
+
+def _settle_paths(result: Scan, history: "_History", order, skipped, paths) -> None:
+    """A path probe can be satisfied by a skipped file: take the earlier of both answers."""
+    for c in history.commits:
+        for path, _old, _new, status in c.changes:
+            if status != "A" or path not in skipped:
+                continue
+            for probe in paths:
+                old = result.paths.get(probe)
+                if old is not None and order.get(old.sha, -1) <= order[c.sha]:
+                    continue
+                if _under(path, probe):
+                    result.paths[probe] = c.commit()
 
 
 def _under(path: str, probe: str) -> bool:
@@ -551,37 +574,44 @@ class _Parser:
             self.cur = None
 
     def _segment(self, data: bytes, start: int, end: int) -> None:
-        rx = self.rx
-        if rx is not None:
-            last = -1
-            for m in rx.finditer(data, start, end):
-                ls = data.rfind(b"\n", 0, m.start()) + 1
-                if ls == last:
-                    continue
-                last = ls
-                first = data[ls]
-                if first != 43 and first != 45:  # '+' / '-'
-                    continue
-                if data.startswith((b"+++ ", b"--- "), ls) and self._in_header(data, ls):
-                    continue
-                le = data.find(b"\n", ls)
-                line = data[ls + 1:le]
-                sign = 1 if first == 43 else -1
-                for t in self.active:
-                    c = line.count(t)
-                    if c:
-                        self.counts[t] += sign * c
-                        self.touched.add(t)
+        if self.rx is not None:
+            self._count_terms(data, start, end)
         if self.pending:
-            p = data.find(b"\nnew file mode", max(start - 1, 0), end)
-            while p >= 0:
-                d = data.rfind(b"\ndiff --git ", 0, p)
-                if d >= 0:
-                    path = header_path(data[d + 12:data.find(b"\n", d + 1)])
-                    for probe in self.pending:
-                        if _under(path, probe):
-                            self.new_paths.add(probe)
-                p = data.find(b"\nnew file mode", p + 1, end)
+            self._find_new_paths(data, start, end)
+
+    def _count_terms(self, data: bytes, start: int, end: int) -> None:
+        """Count the active terms on the added (+1) and removed (-1) lines of the segment."""
+        last = -1
+        for m in self.rx.finditer(data, start, end):
+            ls = data.rfind(b"\n", 0, m.start()) + 1
+            if ls == last:
+                continue
+            last = ls
+            first = data[ls]
+            if first != 43 and first != 45:  # '+' / '-'
+                continue
+            if data.startswith((b"+++ ", b"--- "), ls) and self._in_header(data, ls):
+                continue
+            le = data.find(b"\n", ls)
+            line = data[ls + 1:le]
+            sign = 1 if first == 43 else -1
+            for t in self.active:
+                c = line.count(t)
+                if c:
+                    self.counts[t] += sign * c
+                    self.touched.add(t)
+
+    def _find_new_paths(self, data: bytes, start: int, end: int) -> None:
+        """The pending path probes that a file added in the segment (`new file mode`) lies under."""
+        p = data.find(b"\nnew file mode", max(start - 1, 0), end)
+        while p >= 0:
+            d = data.rfind(b"\ndiff --git ", 0, p)
+            if d >= 0:
+                path = header_path(data[d + 12:data.find(b"\n", d + 1)])
+                for probe in self.pending:
+                    if _under(path, probe):
+                        self.new_paths.add(probe)
+            p = data.find(b"\nnew file mode", p + 1, end)
 
     @staticmethod
     def _in_header(data: bytes, ls: int) -> bool:

@@ -4,6 +4,6 @@ the shared vis-network.min.js and the manifest atlas-map.json (the files the map
 work from file:// without any network."""
 from __future__ import annotations
 
-from .render import build_site
+from .site import build_site
 
 __all__ = ["build_site"]

@@ -37,7 +37,7 @@ def concept_file(ident: str) -> str:
 
 
 def _flow_file(flow) -> str:
-    from .render import _flow_file as flow_file
+    from .site import _flow_file as flow_file
 
     return flow_file(flow)
 
@@ -48,7 +48,7 @@ def _flow_file(flow) -> str:
 
 
 def evidence(atlas: Atlas, ev: Evidence) -> dict:
-    from .render import pin_url
+    from .site import pin_url
 
     return {"href": pin_url(atlas, ev), "source": ev.source, "supports": text(ev.supports),
             "symbol": ev.symbol, "confidence": ev.confidence}
@@ -152,7 +152,7 @@ def bi(t: dict | None, tag: str = "span", cls: str = "") -> Markup:
 
 @lru_cache(maxsize=1)
 def env() -> Environment:
-    from .render import TEMPLATES
+    from .site import TEMPLATES
 
     e = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                     keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
@@ -164,7 +164,7 @@ def site_page(template: str, title: str, root: str, current: str, script: str = 
               **context) -> str:
     """One page through `template` (which extends base.html). `root` leads back to the site's
     top folder ("" or "../"); `script` names an asset run inline, allowed by its hash."""
-    from .render import _asset, _sha256
+    from .site import _asset, _sha256
 
     code = _asset(script) if script else ""
     csp = ("default-src 'none'; script-src " + (_sha256(code) if code else "'none'") +

@@ -175,7 +175,7 @@ class Scale:
 
 
 def commit_url(atlas: Atlas, repo_id: str, sha: str) -> str:
-    from .render import safe_url
+    from .site import safe_url
 
     if not sha:
         return ""

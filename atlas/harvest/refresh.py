@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import AtlasError, Location, Problem
-from ..model import DEFAULT_CUTOFF, Atlas, Probe, Record, RepoHarvest, Sighting, utc_day
+from ..model import DEFAULT_CUTOFF, Atlas, F, Probe, Record, RepoHarvest, Sighting, utc_day
 from ..paths import repos_root as default_repos_root
 from ..text import day
 from . import locate
@@ -67,6 +67,51 @@ class _Want(Record):
     concepts: list[tuple[str, Probe]]
 
 
+class _Mainline(Record):
+    """A repository's branch and its first-parent walk, cut at the cut-off."""
+    ref: str
+    head: str
+    shallow: bool
+    walk: list  # (committer timestamp, sha), newest first
+    idx: int | None  # the index in `walk` of the cut-off head, None when no commit is before it
+    cutoff_head: str = ""
+    commits: int = 0  # mainline commits up to the cut-off head
+
+
+class _Plan(Record):
+    """Which probes need which pass."""
+    new_commits: int | None  # commits after the previous cut-off head, when it is an ancestor
+    full: list = F(list)  # probes read over the whole mainline
+    ranged: list = F(list)  # probes not found before: read over the new commits only
+    kept: dict = F(dict)  # (method, scan) -> the earlier sighting, for probes found before
+
+
+class _Findings(Record):
+    """What the history scan answered, by (method, scan)."""
+    hits: dict = F(dict)  # the mainline commit where the probe first became visible
+    intro: dict = F(dict)  # for hits at merges: the side-branch commit that introduced it
+    skipped: set = F(set)  # paths read without their missing blobs
+    missing: dict = F(dict)  # blob -> the paths it was read at
+    earlier: dict = F(dict)  # term -> blobs missing at earlier commits (an earlier appearance could hide)
+    unknown: set = F(set)  # terms not seen, where missing blobs could hold them
+
+
+def _hits(scan, wants) -> dict:
+    hits = {}
+    for w in wants:
+        found = (scan.terms if w.method == "term" else scan.paths).get(w.scan)
+        if found is not None:
+            hits[(w.method, w.scan)] = found
+    return hits
+
+
+def _with_earlier_blobs(s: Sighting, blobs: list[str]) -> Sighting:
+    """A term's sighting made on-or-before: blobs missing at earlier commits could hold it."""
+    return s.replace(precision="on-or-before", note="; ".join(filter(None, [
+        s.note, f"{len(blobs)} blob(s) missing from the clone at earlier commits could hold an earlier "
+        "appearance: " + ", ".join(b[:12] for b in blobs[:5]) + (" ..." if len(blobs) > 5 else "")])))
+
+
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
             progress=None, state=None, fetch_missing: bool = False,
@@ -102,7 +147,41 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
     root = default_repos_root(repos_root, data_dir)
     tpath = data_dir / FILENAME
     report = RefreshReport(cutoff=cutoff, timeline=str(tpath))
+    _check_selection(atlas, repo_ids, concept_ids)
+    groups = _probe_groups(atlas, repo_ids, concept_ids)
+    old_h, old_s = state if state is not None else read_state(tpath)
+    old_h_by = {h.repo: h for h in old_h}
+    old_s_by = {sighting_key(s): s for s in old_s}
+    mapping = locate.local_map(root) if root.is_dir() else {}
 
+    done: dict[str, tuple] = {}
+    waiting: list[_RepoJob] = []
+    for rid in sorted(groups):
+        if not groups[rid]:
+            done[rid] = _no_probes(atlas, rid, root)
+            continue
+        mine = {k: v for k, v in old_s_by.items() if k[0] == rid}
+        job = _RepoJob(atlas.repo_by_id.get(rid), rid, groups[rid], root, mapping, cutoff, day,
+                       clone, allow_shallow, old_h_by.get(rid), mine, RepoRow(rid, probes=len(groups[rid])))
+        job.fetch_missing = fetch_missing
+        kept = job.quick()  # an unchanged repository is answered here, without git
+        if kept is not None:
+            done[rid] = kept
+        else:
+            waiting.append(job)
+    done.update(_run_jobs(waiting, jobs, progress))
+    new_h, new_s, drop = _collect(report, done, list(old_s_by.values()), concept_ids)
+    everything = None if repo_ids or concept_ids else set(groups)
+    if everything is not None:  # probes of repositories no longer in the data
+        drop |= {k for k in old_s_by if k[0] not in everything}
+    if new_h or new_s or drop:
+        _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids, everything)
+        report.written = True
+    return report
+
+
+def _check_selection(atlas, repo_ids, concept_ids) -> None:
+    """Refuse a --concept or --repo that the atlas does not know."""
     for cid in concept_ids:
         if cid not in atlas.concept_by_id:
             raise AtlasError(f"unknown concept {cid!r}", Location("--concept"),
@@ -113,6 +192,10 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
             raise AtlasError(f"unknown repository {rid!r}", Location("--repo"),
                              hint="repositories are listed in data/repositories/")
 
+
+def _probe_groups(atlas, repo_ids, concept_ids) -> dict[str, list[tuple[str, Probe]]]:
+    """repository -> the (concept id, probe) pairs of this run. A repository named with --repo, or
+    every listed one when the run is not narrowed, has a group even without probes."""
     groups: dict[str, list[tuple[str, Probe]]] = {rid: [] for rid in repo_ids}
     if not repo_ids and not concept_ids:  # every listed repository gets a row, probes or not
         groups.update({r.id: [] for r in atlas.repositories})
@@ -123,34 +206,24 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
             if repo_ids and p.repo not in repo_ids:
                 continue
             groups.setdefault(p.repo, []).append((c.id, p))
+    return groups
 
-    old_h, old_s = state if state is not None else read_state(tpath)
-    old_h_by = {h.repo: h for h in old_h}
-    old_s_by = {sighting_key(s): s for s in old_s}
-    mapping = locate.local_map(root) if root.is_dir() else {}
 
+def _no_probes(atlas, rid, root) -> tuple:
+    """The outcome of a repository without probes: a row that says why it is not harvested."""
+    row = RepoRow(rid, probes=0)
+    row.status = "no-probes"
+    row.messages.append(_why_no_harvest(atlas, rid, root))
+    return row, [], None, [], []
+
+
+def _collect(report, done, old_sightings, concept_ids):
+    """Put every outcome's row and problems into the report, in repository order. Returns the
+    new harvests, the new sightings, and the keys of earlier sightings whose probe is gone."""
     new_h: list[RepoHarvest] = []
     new_s: list[Sighting] = []
     drop: set = set()
-    done: dict[str, tuple] = {}
-    waiting: list[_RepoJob] = []
-    for rid in sorted(groups):
-        row = RepoRow(rid, probes=len(groups[rid]))
-        if not groups[rid]:
-            row.status = "no-probes"
-            row.messages.append(_why_no_harvest(atlas, rid, root))
-            done[rid] = (row, [], None, [], [])
-            continue
-        mine = {k: v for k, v in old_s_by.items() if k[0] == rid}
-        job = _RepoJob(atlas.repo_by_id.get(rid), rid, groups[rid], root, mapping, cutoff, day,
-                       clone, allow_shallow, old_h_by.get(rid), mine, row)
-        job.fetch_missing = fetch_missing
-        kept = job.quick()  # an unchanged repository is answered here, without git
-        if kept is not None:
-            done[rid] = kept
-        else:
-            waiting.append(job)
-    done.update(_run_jobs(waiting, jobs, progress))
+    in_scope = set(concept_ids) if concept_ids else None
     for rid in sorted(done):
         row, problems, harvest, sightings, keys = done[rid]
         report.rows.append(row)
@@ -161,19 +234,17 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
             new_h.append(harvest)
         new_s.extend(sightings)
         if row.status != "failed":
-            current = set(keys)
-            in_scope = set(concept_ids) if concept_ids else None
-            for key, s in old_s_by.items():
-                if key[0] == rid and (in_scope is None or s.concept in in_scope) \
-                        and (s.concept, s.method, s.value) not in current:
-                    drop.add(key)
-    if not repo_ids and not concept_ids:  # probes of repositories no longer in the data
-        drop |= {k for k in old_s_by if k[0] not in groups}
-    if new_h or new_s or drop:
-        _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids,
-               None if repo_ids or concept_ids else set(groups))
-        report.written = True
-    return report
+            drop |= _gone(old_sightings, rid, keys, in_scope)
+    return new_h, new_s, drop
+
+
+def _gone(sightings, rid, keys, in_scope) -> set:
+    """The keys of `rid`'s sightings (of the concepts in scope, None: all) whose probe is not
+    among `keys` (concept, method, value) any more."""
+    current = set(keys)
+    return {sighting_key(s) for s in sightings if s.repo == rid
+            and (in_scope is None or s.concept in in_scope)
+            and (s.concept, s.method, s.value) not in current}
 
 
 def _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids, everything) -> None:
@@ -183,12 +254,8 @@ def _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids, everything) -> 
     cur_h, cur_s = read_state(tpath)
     in_scope = set(concept_ids) if concept_ids else None
     for rid, (row, _problems, _harvest, _sightings, keys) in done.items():
-        if row.status in ("no-probes", "failed"):
-            continue
-        current = set(keys)
-        drop |= {sighting_key(s) for s in cur_s if s.repo == rid
-                 and (in_scope is None or s.concept in in_scope)
-                 and (s.concept, s.method, s.value) not in current}
+        if row.status not in ("no-probes", "failed"):
+            drop |= _gone(cur_s, rid, keys, in_scope)
     if everything is not None:
         drop |= {sighting_key(s) for s in cur_s if s.repo not in everything}
     harvests, sightings = merge(cur_h, cur_s, new_h, new_s, drop)
@@ -378,142 +445,169 @@ class _RepoJob:
             return None, []
 
     def _run(self):
-        rid = self.rid
-        branch = self.repo.branch if self.repo else ""
+        """Find the clone, plan which probes need reading, scan the history, build the sightings."""
         started = now_utc()
         self._locate()
-        clone, ref, head = self.clone, self.ref, self.head
-        shallow = clone.shallow
-        old = self.old
-        if ref and self._up_to_date(ref, head, shallow):
-            return self._keep(old)
+        if self.ref and self._up_to_date(self.ref, self.head, self.clone.shallow):
+            return self._keep(self.old)
+        g, line = self._mainline()
+        self.row.head, self.row.commits = line.head, line.commits
+        plan = self._plan(line)
+        self.row.status = "incremental" if plan.new_commits is not None else "scanned"
+        found = self._find(g, line, plan)
+        harvest = RepoHarvest(repo=self.rid, head=line.head, branch=line.ref, cutoff=self.cutoff,
+                              cutoff_head=line.cutoff_head, harvested_at=now_utc(), commits=line.commits,
+                              shallow=line.shallow, skipped_paths=sorted(found.skipped), started_at=started)
+        return self._sightings(g, line, plan, found, harvest)
+
+    # -- the steps of a run ------------------------------------------------------------------
+
+    def _mainline(self):
+        """(git, _Mainline): the clone opened with git, its branch head and the first-parent walk."""
         from . import gitscan  # imports gitpython
 
+        rid, clone, ref, head = self.rid, self.clone, self.ref, self.head
         g = gitscan.Repo(clone.gitdir, rid, fetch_missing=self.fetch_missing)
         if not ref:
-            ref, head = self._git_resolve(g, branch)
-        shallow = shallow or g.is_shallow()
+            ref, head = self._git_resolve(g, self.repo.branch if self.repo else "")
+        shallow = clone.shallow or g.is_shallow()
         if shallow and not self.allow_shallow:
             raise AtlasError(f"{rid}: shallow clone", clone.location,
                              hint="pass --allow-shallow to accept on-or-before dates")
         walk = g.mainline(head)
         limit = cutoff_timestamp(self.day)
         idx = next((i for i, (ts, _sha) in enumerate(walk) if ts < limit), None)
-        cutoff_head = walk[idx][1] if idx is not None else ""
-        commits = len(walk) - idx if idx is not None else 0
-        self.row.head, self.row.commits = head, commits
+        if idx is None:
+            return g, _Mainline(ref, head, shallow, walk, idx)
+        return g, _Mainline(ref, head, shallow, walk, idx, walk[idx][1], len(walk) - idx)
 
-        # which probes need which pass
-        new_commits = None  # commits after the previous cut-off head, when it is an ancestor
-        if old and old.cutoff_head and cutoff_head and old.branch == ref and old.shallow == shallow \
-                and not old.skipped_paths:  # an incomplete clone is read whole every time
-            for j in range(idx, len(walk)):
-                if walk[j][1] == old.cutoff_head:
-                    new_commits = j - idx
-                    break
-        full, ranged, kept = [], [], {}
+    def _plan(self, line: "_Mainline") -> "_Plan":
+        """Which probes need which pass: the whole mainline, only the commits since the last
+        harvest (not found then), or none (found then: that sighting is kept)."""
+        plan = _Plan(self._new_commits(line))
         for key, w in self.wants.items():
             prev = self._previous(w)
-            if new_commits is None or prev is None:
-                full.append(w)
+            if plan.new_commits is None or prev is None:
+                plan.full.append(w)
             elif prev.found:
-                kept[key] = prev
+                plan.kept[key] = prev
             else:
-                ranged.append(w)
-        self.row.status = "incremental" if new_commits is not None else "scanned"
-        hits: dict[tuple[str, str], object] = {}
-        skipped: set[str] = set()
-        scan = None
-        if cutoff_head and (full or (ranged and new_commits)):
-            todo = full + ranged
-            revs = [cutoff_head] if full else [cutoff_head, "^" + old.cutoff_head]
-            total = commits if full else new_commits
-            scan = self._scan(g, revs, todo, total)
+                plan.ranged.append(w)
+        return plan
+
+    def _new_commits(self, line: "_Mainline") -> int | None:
+        """The number of mainline commits after the previous cut-off head when that head is an
+        ancestor of this one (an incremental run is possible), else None."""
+        old = self.old
+        if not (old and old.cutoff_head and line.cutoff_head and old.branch == line.ref
+                and old.shallow == line.shallow
+                and not old.skipped_paths):  # an incomplete clone is read whole every time
+            return None
+        for j in range(line.idx, len(line.walk)):
+            if line.walk[j][1] == old.cutoff_head:
+                return j - line.idx
+        return None
+
+    def _find(self, g, line: "_Mainline", plan: "_Plan") -> "_Findings":
+        """Scan the history for the planned probes; then, for hits at merges, the commit that
+        introduced each probe on the merged side."""
+        found = _Findings()
+        todo = plan.full + plan.ranged
+        if line.cutoff_head and (plan.full or (plan.ranged and plan.new_commits)):
+            revs = [line.cutoff_head] if plan.full else [line.cutoff_head, "^" + self.old.cutoff_head]
+            scan = self._scan(g, revs, todo, line.commits if plan.full else plan.new_commits)
             self.row.read = scan.commits
-            skipped |= set(scan.skipped_paths)
-            for w in todo:
-                found = (scan.terms if w.method == "term" else scan.paths).get(w.scan)
-                if found is not None:
-                    hits[(w.method, w.scan)] = found
-        missing = scan.missing if scan is not None else {}
-        earlier = scan.earlier if scan is not None else {}
-        unknown = set(scan.unknown) if scan is not None else set()
-        if missing:
-            self._warn_missing(g, missing, clone)
-        intro = self._introductions(g, hits)
-        now = now_utc()
-        harvest = RepoHarvest(repo=rid, head=head, branch=ref, cutoff=self.cutoff,
-                              cutoff_head=cutoff_head, harvested_at=now, commits=commits,
-                              shallow=shallow, skipped_paths=sorted(skipped), started_at=started)
+            found = _Findings(hits=_hits(scan, todo), skipped=set(scan.skipped_paths), missing=scan.missing,
+                              earlier=scan.earlier, unknown=set(scan.unknown))
+        if found.missing:
+            self._warn_missing(g, found.missing, self.clone)
+        found.intro = self._introductions(g, found.hits)
+        return found
+
+    def _sightings(self, g, line, plan, found, harvest) -> tuple[RepoHarvest | None, list[Sighting]]:
+        """One sighting per (concept, probe); (None, []) when nothing is found any more where an
+        earlier harvest found something (that harvest is kept)."""
+        now = harvest.harvested_at
         out: list[Sighting] = []
         any_found = False
         for key, w in self.wants.items():
             for cid, p in w.concepts:
-                prevs = self.old_s_by.get((rid, cid, w.method, w.value))
-                if key in kept:
-                    base = self.old_s_by.get((rid, cid, w.method, w.value)) or kept[key]
-                    s = base.replace(concept=cid, head=head, cutoff=self.cutoff,
-                                            harvested_at=now, loc=None)
-                elif key in hits:
-                    s = self._sighting(cid, w, hits[key], intro.get(key), shallow, head, now)
-                    if w.method == "term" and w.scan in earlier:
-                        blobs = earlier[w.scan]
-                        s = s.replace(precision="on-or-before", note="; ".join(filter(None, [
-                            s.note, f"{len(blobs)} blob(s) missing from the clone at earlier "
-                            f"commits could hold an earlier appearance: "
-                            + ", ".join(b[:12] for b in blobs[:5])
-                            + (" ..." if len(blobs) > 5 else "")])))
-                elif w.method == "term" and w.scan in unknown:
-                    s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
-                                 found=False, precision="unknown", head=head, cutoff=self.cutoff,
-                                 harvested_at=now,
-                                 note=f"not seen on {ref} up to {cutoff_head[:12]}, but "
-                                      f"{len(missing)} blob(s) missing from the clone could hold it")
-                    self.row.unknown += 1
-                    self.problem("probe-unknown", f"{rid}: {w.method} {w.value!r} (concept {cid}) "
-                                 f"is unknown: not in the readable files, but {len(missing)} "
-                                 "blob(s) missing from the clone could hold it", p.loc,
-                                 level="warning", hint=self._missing_hint(g))
-                    out.append(s)
-                    continue
+                if key in plan.kept or key in found.hits:
+                    s = self._found(cid, w, key, line, plan, found, now)
+                    any_found = True
+                elif w.method == "term" and w.scan in found.unknown:
+                    s = self._unknown(cid, p, w, line, found, g, now)
                 else:
-                    s = Sighting(concept=cid, repo=rid, method=w.method, value=w.value,
-                                 found=False, head=head, cutoff=self.cutoff, harvested_at=now,
-                                 note=f"not on {ref} up to {cutoff_head[:12] or 'the cut-off'} "
-                                      f"({commits} mainline commits)"
-                                 + ("; shallow clone: older history is missing" if shallow else ""))
-                    self.row.not_found += 1
-                    msg = (f"{rid}: {w.method} {w.value!r} (concept {cid}) not found on {ref} "
-                           f"before the cut-off {self.cutoff} ({commits} mainline commits)")
-                    if prevs is not None and prevs.found and utc_day(prevs.committer_date) <= self.cutoff:
-                        self.problem("probe-not-found", msg + f"; the earlier result "
-                                     f"({prevs.sha[:12]}, harvested at {prevs.harvested_at}) is kept",
-                                     p.loc, hint="history rewritten or wrong branch?")
+                    s = self._not_found(cid, p, w, line, now)
+                    if s is None:  # an earlier harvest found it: that sighting is kept
                         continue
-                    self.problem("probe-not-found", msg, p.loc,
-                                 hint="check the term's spelling, the branch, or the cut-off")
-                    out.append(s)
-                    continue
-                any_found = True
-                self.row.found += 1
-                if s.note and s.precision == "on-or-before" and not any(
-                        m.startswith(f"{rid}: precision") for m in self.row.messages):
-                    self.row.messages.append(f"{rid}: precision on-or-before: " + s.note)
                 out.append(s)
-        if not any_found:
-            earlier = [s for k, s in self.old_s_by.items()
-                       if k[0] == rid and s.found and utc_day(s.committer_date) <= self.cutoff]
-            if earlier:
-                self.row.status = "failed"
-                self.row.errors += 1
-                self.problem("empty-harvest", f"{rid}: none of {len(self.wants)} probes found on "
-                             f"{ref} up to {cutoff_head[:12] or 'the cut-off'}; the earlier results "
-                             f"({len(earlier)} found) are kept", clone.location,
-                             hint="wrong branch or rewritten history?")
-                return None, []
-        if shallow:
-            self.row.messages.append(f"{rid}: shallow clone: every date is on-or-before")
+        if not any_found and self._lost_all(line):
+            return None, []
+        if line.shallow:
+            self.row.messages.append(f"{self.rid}: shallow clone: every date is on-or-before")
         return harvest, out
+
+    def _found(self, cid, w, key, line, plan, found, now) -> Sighting:
+        rid = self.rid
+        if key in plan.kept:
+            base = self.old_s_by.get((rid, cid, w.method, w.value)) or plan.kept[key]
+            s = base.replace(concept=cid, head=line.head, cutoff=self.cutoff, harvested_at=now, loc=None)
+        else:
+            s = self._sighting(cid, w, found.hits[key], found.intro.get(key), line.shallow, line.head, now)
+            if w.method == "term" and w.scan in found.earlier:
+                s = _with_earlier_blobs(s, found.earlier[w.scan])
+        self.row.found += 1
+        if s.note and s.precision == "on-or-before" and not any(
+                m.startswith(f"{rid}: precision") for m in self.row.messages):
+            self.row.messages.append(f"{rid}: precision on-or-before: " + s.note)
+        return s
+
+    def _unknown(self, cid, p, w, line, found, g, now) -> Sighting:
+        """A term not in the readable files, where missing blobs could hold it."""
+        rid, n = self.rid, len(found.missing)
+        self.row.unknown += 1
+        self.problem("probe-unknown", f"{rid}: {w.method} {w.value!r} (concept {cid}) is unknown: not in "
+                     f"the readable files, but {n} blob(s) missing from the clone could hold it", p.loc,
+                     level="warning", hint=self._missing_hint(g))
+        return Sighting(concept=cid, repo=rid, method=w.method, value=w.value, found=False,
+                        precision="unknown", head=line.head, cutoff=self.cutoff, harvested_at=now,
+                        note=f"not seen on {line.ref} up to {line.cutoff_head[:12]}, but {n} blob(s) "
+                             "missing from the clone could hold it")
+
+    def _not_found(self, cid, p, w, line, now) -> Sighting | None:
+        """A probe not on the mainline up to the cut-off; None when an earlier harvest found it
+        before the cut-off (that sighting is kept, and a problem says so)."""
+        rid = self.rid
+        prevs = self.old_s_by.get((rid, cid, w.method, w.value))
+        self.row.not_found += 1
+        msg = (f"{rid}: {w.method} {w.value!r} (concept {cid}) not found on {line.ref} "
+               f"before the cut-off {self.cutoff} ({line.commits} mainline commits)")
+        if prevs is not None and prevs.found and utc_day(prevs.committer_date) <= self.cutoff:
+            self.problem("probe-not-found", msg + f"; the earlier result ({prevs.sha[:12]}, harvested at "
+                         f"{prevs.harvested_at}) is kept", p.loc, hint="history rewritten or wrong branch?")
+            return None
+        self.problem("probe-not-found", msg, p.loc, hint="check the term's spelling, the branch, or the cut-off")
+        return Sighting(concept=cid, repo=rid, method=w.method, value=w.value, found=False,
+                        head=line.head, cutoff=self.cutoff, harvested_at=now,
+                        note=f"not on {line.ref} up to {line.cutoff_head[:12] or 'the cut-off'} "
+                             f"({line.commits} mainline commits)"
+                             + ("; shallow clone: older history is missing" if line.shallow else ""))
+
+    def _lost_all(self, line) -> bool:
+        """True (the run fails) when no probe is found but an earlier harvest found some before the
+        cut-off: wrong branch or rewritten history, so the earlier results are kept."""
+        rid = self.rid
+        earlier = [s for k, s in self.old_s_by.items()
+                   if k[0] == rid and s.found and utc_day(s.committer_date) <= self.cutoff]
+        if not earlier:
+            return False
+        self.row.status = "failed"
+        self.row.errors += 1
+        self.problem("empty-harvest", f"{rid}: none of {len(self.wants)} probes found on {line.ref} up to "
+                     f"{line.cutoff_head[:12] or 'the cut-off'}; the earlier results ({len(earlier)} found) "
+                     "are kept", self.clone.location, hint="wrong branch or rewritten history?")
+        return True
 
     def _missing_hint(self, g) -> str:
         remote = g.promisor_remote()

@@ -47,23 +47,23 @@ class VerifyReport(Record):
 def iter_evidence(atlas: Atlas):
     """(owner label, Evidence) for every evidence item of the atlas, in data order."""
     for c in atlas.concepts:
-        for e in c.evidence:
-            yield f"concept {c.id}", e
+        yield from _owned(f"concept {c.id}", c.evidence)
         for r in c.relations:
-            for e in r.evidence:
-                yield f"relation {r.source} {r.type} {r.target}", e
+            yield from _owned(f"relation {r.source} {r.type} {r.target}", r.evidence)
     for cl in atlas.claims:
-        for e in cl.evidence:
-            yield f"claim {cl.id}", e
+        yield from _owned(f"claim {cl.id}", cl.evidence)
     for f in atlas.flows:
-        for e in f.evidence:
-            yield f"flow {f.id}", e
+        yield from _owned(f"flow {f.id}", f.evidence)
         for st in f.steps:
             if st.source is not None:
                 yield f"flow {f.id} step {st.id}", st.source
     for r in atlas.repositories:
-        for e in r.evidence:
-            yield f"repository {r.id}", e
+        yield from _owned(f"repository {r.id}", r.evidence)
+
+
+def _owned(owner: str, evidence):
+    for e in evidence:
+        yield owner, e
 
 
 def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
@@ -86,23 +86,45 @@ def _loc(e: Evidence) -> str:
 
 
 def _verify_repo(atlas, rid, items, root, mapping) -> list[PinRow]:
-    def row(owner, e, status, reason):
-        return PinRow(str(e.pin), rid, status, _loc(e), reason, owner)
+    """The rows of one repository's pins: one `git cat-file --batch` reads every object they name."""
+    def rows(status, reason):
+        return [PinRow(str(e.pin), rid, status, _loc(e), reason, owner) for owner, e in items]
 
     clone = locate.find_clone(rid, root, mapping)
     if clone is None:
-        return [row(o, e, "unchecked", f"no local clone of {rid} under {root}") for o, e in items]
+        return rows("unchecked", f"no local clone of {rid} under {root}")
     repo = atlas.repo_by_id.get(rid)
-    head, head_note = "", ""
-    try:
-        _ref, head = locate.resolve_branch(clone, repo.branch if repo else "")
-    except AtlasError as exc:
-        head_note = f"; staleness not checked: {exc.message}"
+    branch = repo.branch if repo else ""
+    head, head_note = _branch_head(clone, branch)
     from .gitscan import Repo  # imports gitpython
 
     g = Repo(clone.gitdir, rid)
     if not head and not head_note:
-        head = g.rev_parse((repo.branch if repo and repo.branch else "HEAD"))
+        head = g.rev_parse(branch or "HEAD")
+    requests = _requests(items, head)
+    try:
+        answers = _batch(g, requests) if requests else {}
+    except AtlasError as exc:
+        return rows("unchecked", f"cannot read the clone: {exc.message}")
+    ok_note = head_note.lstrip("; ")
+    out = []
+    for owner, e in items:
+        status, reason = _check_pin(e, answers, head, clone, ok_note)
+        out.append(PinRow(str(e.pin), rid, status, _loc(e), reason, owner))
+    return out
+
+
+def _branch_head(clone, branch) -> tuple[str, str]:
+    """(the branch head from the ref files, or ''; '' or why staleness is not checked)."""
+    try:
+        _ref, head = locate.resolve_branch(clone, branch)
+    except AtlasError as exc:
+        return "", f"; staleness not checked: {exc.message}"
+    return head, ""
+
+
+def _requests(items, head: str) -> list[str]:
+    """The object names the pins need: the commit, the file at it, and the file at the head."""
     requests: list[str] = []
     for _o, e in items:
         p = e.pin
@@ -110,60 +132,57 @@ def _verify_repo(atlas, rid, items, root, mapping) -> list[PinRow]:
             requests += [f"{p.sha}^{{commit}}", f"{p.sha}:{p.path}"]
             if head:
                 requests.append(f"{head}:{p.path}")
-    requests = list(dict.fromkeys(requests))
-    try:
-        answers = _batch(g, requests) if requests else {}
-    except AtlasError as exc:
-        return [row(o, e, "unchecked", f"cannot read the clone: {exc.message}") for o, e in items]
-    out = []
-    for owner, e in items:
-        p = e.pin
-        if not SHA_RE.match(p.sha):
-            out.append(row(owner, e, "broken", f"{p.sha!r} is not a full 40-hex sha"))
-            continue
-        if "\n" in p.path:
-            out.append(row(owner, e, "broken", "the path contains a line break"))
-            continue
-        commit = answers.get(f"{p.sha}^{{commit}}")
-        if commit is None:
-            # the clone may simply be older than the pin: that is not a check that passed or failed
-            out.append(row(owner, e, "unchecked", f"commit {p.sha[:12]} is not in the clone "
-                           f"({clone.path}): fetch it to check this pin (or the sha is wrong)"))
-            continue
-        blob = answers.get(f"{p.sha}:{p.path}")
-        if blob is None:
-            out.append(row(owner, e, "broken", f"{p.path} does not exist at {p.sha[:12]}"))
-            continue
-        kind, content = blob
-        if kind != "blob":
-            out.append(row(owner, e, "broken", f"{p.path} is a {kind} at {p.sha[:12]}, not a file"))
-            continue
-        lines = content.split(b"\n")
-        if lines and lines[-1] == b"":
-            lines.pop()
-        if p.start < 1 or p.end < p.start or p.end > len(lines):
-            out.append(row(owner, e, "broken", f"lines L{p.start}-L{p.end} out of range: "
-                           f"{p.path} has {len(lines)} lines at {p.sha[:12]}"))
-            continue
-        chosen = lines[p.start - 1:p.end]
-        if e.symbol and e.symbol.encode("utf-8") not in b"\n".join(chosen):
-            out.append(row(owner, e, "broken", f"symbol {e.symbol!r} is not in lines "
-                           f"L{p.start}-L{p.end} of {p.path}"))
-            continue
-        if head and head != p.sha:
-            now = answers.get(f"{head}:{p.path}")
-            if now is None or now[0] != "blob":
-                out.append(row(owner, e, "stale", f"correct at {p.sha[:12]}, but {p.path} is gone "
-                               f"at the branch head {head[:12]}"))
-                continue
-            hl = now[1].split(b"\n")
-            if hl[p.start - 1:p.end] != chosen:
-                out.append(row(owner, e, "stale", f"correct at {p.sha[:12]}, but lines "
-                               f"L{p.start}-L{p.end} read differently at the branch head "
-                               f"{head[:12]}"))
-                continue
-        out.append(row(owner, e, "ok", head_note.lstrip("; ")))
-    return out
+    return list(dict.fromkeys(requests))
+
+
+def _check_pin(e: Evidence, answers, head: str, clone, ok_note: str) -> tuple[str, str]:
+    """(status, reason) of one pin, from the answers of `git cat-file --batch`."""
+    p = e.pin
+    if not SHA_RE.match(p.sha):
+        return "broken", f"{p.sha!r} is not a full 40-hex sha"
+    if "\n" in p.path:
+        return "broken", "the path contains a line break"
+    if answers.get(f"{p.sha}^{{commit}}") is None:
+        # the clone may simply be older than the pin: that is not a check that passed or failed
+        return "unchecked", (f"commit {p.sha[:12]} is not in the clone ({clone.path}): fetch it to "
+                             "check this pin (or the sha is wrong)")
+    lines, why = _pinned_lines(p, answers.get(f"{p.sha}:{p.path}"))
+    if why:
+        return "broken", why
+    chosen = lines[p.start - 1:p.end]
+    if e.symbol and e.symbol.encode("utf-8") not in b"\n".join(chosen):
+        return "broken", f"symbol {e.symbol!r} is not in lines L{p.start}-L{p.end} of {p.path}"
+    why = _staleness(p, chosen, head, answers) if head and head != p.sha else ""
+    if why:
+        return "stale", why
+    return "ok", ok_note
+
+
+def _pinned_lines(p, blob) -> tuple[list[bytes], str]:
+    """(the lines of the pinned file, '') or ([], why the pinned lines cannot be read)."""
+    if blob is None:
+        return [], f"{p.path} does not exist at {p.sha[:12]}"
+    kind, content = blob
+    if kind != "blob":
+        return [], f"{p.path} is a {kind} at {p.sha[:12]}, not a file"
+    lines = content.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if p.start < 1 or p.end < p.start or p.end > len(lines):
+        return [], (f"lines L{p.start}-L{p.end} out of range: {p.path} has {len(lines)} lines at "
+                    f"{p.sha[:12]}")
+    return lines, ""
+
+
+def _staleness(p, chosen: list[bytes], head: str, answers) -> str:
+    """'' when the pinned lines read the same at the branch head, else how they differ."""
+    now = answers.get(f"{head}:{p.path}")
+    if now is None or now[0] != "blob":
+        return f"correct at {p.sha[:12]}, but {p.path} is gone at the branch head {head[:12]}"
+    if now[1].split(b"\n")[p.start - 1:p.end] != chosen:
+        return (f"correct at {p.sha[:12]}, but lines L{p.start}-L{p.end} read differently at the "
+                f"branch head {head[:12]}")
+    return ""
 
 
 def _batch(g, requests: list[str]) -> dict[str, tuple[str, bytes]]:

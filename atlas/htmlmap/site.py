@@ -1,4 +1,5 @@
-"""Build the HTML site's graph pages: the relation explorer and one page per flow.
+"""The site: `build_site` writes every page (the document pages come from `pages`), and this
+module builds the graph pages itself: the relation explorer and one page per flow.
 
 The pages work from file:// without any network. The vis-network script that ships inside the
 installed pyvis wheel is written once next to the pages (`vis-network.min.js`, never copied into
