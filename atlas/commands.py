@@ -193,7 +193,7 @@ def sparql_results(results: str | None, fmt: str) -> str:
 
 def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_ids=(), concept_ids=(),
             clone=False, allow_shallow=False, progress=None, only_unchanged=False, fetch_missing=False,
-            jobs=None, wait=False) -> Answer | None:
+            jobs=None, wait=False, clone_timeout=None) -> Answer | None:
     """`atlas refresh`: the harvest report. A run that changes nothing is remembered (the stamp)
     and answered from it until something changes. With `only_unchanged` (the launcher) nothing is
     harvested: None unless the stamp answers."""
@@ -215,7 +215,8 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
         with _clones_stopped_on_signals(clone):
             report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
                          concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
-                         fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings))
+                         fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings),
+                         clone_timeout=clone_timeout)
         stamp.remember(d, *args, atlas, report)
     return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
 

@@ -141,3 +141,19 @@ def test_a_killed_refresh_takes_its_clone_with_it(clone_site, hanging_ssh, sig, 
     assert all_gone(pids), "git's ssh helper outlived the refresh"
     assert partials(clone_site / "repos") == []
     assert (clone_site / "data" / "timeline.yaml").read_bytes() == before
+
+
+def test_refresh_clone_timeout_reports_the_repository_and_keeps_the_timeline(clone_site, hanging_ssh):
+    env = {**os.environ, "ATLAS_CACHE": str(clone_site / "cache")}
+    before = (clone_site / "data" / "timeline.yaml").read_bytes()
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "atlas", "refresh", "--clone", "--clone-timeout", "2",
+                        "--repo", "example/hccl", "--data", str(clone_site / "data"),
+                        "--repos", str(clone_site / "repos")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert time.monotonic() - t0 < 30
+    out = r.stdout + r.stderr
+    assert r.returncode != 0 and "Traceback" not in out, out
+    assert "example/hccl" in out and "did not finish within 2 s" in out, out
+    assert all_gone(started(hanging_ssh)) and partials(clone_site / "repos") == []
+    assert (clone_site / "data" / "timeline.yaml").read_bytes() == before

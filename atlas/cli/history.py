@@ -75,6 +75,9 @@ class _SharedBar(_Bars):
 @click.option("--clone", is_flag=True,
               help="Clone missing repositories from their https://, ssh:// or file:// URL "
                    "(the only network use).")
+@click.option("--clone-timeout", type=click.FloatRange(min=1), default=None, metavar="SECONDS",
+              help="With --clone: stop a clone that takes longer, with every process it started, and "
+                   "remove its partial folder (default: 1800).")
 @click.option("--allow-shallow", is_flag=True,
               help="Harvest shallow clones too; every date is then on-or-before.")
 @click.option("--fetch-missing", is_flag=True,
@@ -87,7 +90,7 @@ class _SharedBar(_Bars):
               help="When another refresh is running on the same data folder, wait for it to "
                    "finish (default: stop with a message).")
 @common_options
-def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetch_missing, jobs,
+def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, clone_timeout, allow_shallow, fetch_missing, jobs,
             wait, data_dir, fmt):
     """Harvest when each probe first became visible on its repository's mainline into
     data/timeline.yaml (incremental: unchanged repositories return at once).
@@ -105,7 +108,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, allow_shallow, fetc
         bars = _Bars() if jobs == 1 else _SharedBar()
     try:
         result = run(data_dir, repos_dir, fmt, cutoff, repo_ids, concept_ids, clone, allow_shallow, bars,
-                     fetch_missing=fetch_missing, jobs=jobs, wait=wait)
+                     fetch_missing=fetch_missing, jobs=jobs, wait=wait, clone_timeout=clone_timeout)
     finally:
         if bars:
             bars.close()

@@ -53,10 +53,11 @@ def check_url(url: str) -> str:
     return ""
 
 
-def clone_repo(repo_id: str, urls: list[str], root: Path, timeout: float = TIMEOUT) -> Path:
+def clone_repo(repo_id: str, urls: list[str], root: Path, timeout: float | None = None) -> Path:
     """Clone the first acceptable URL into root/<owner>/<name> (atomically: a temporary folder
     beside it is renamed when the clone is complete). Returns the clone's path. git gets `timeout`
-    seconds; then its whole process group is killed and the partial folder removed."""
+    seconds (None: TIMEOUT); then its whole process group is killed and the partial folder removed."""
+    timeout = TIMEOUT if timeout is None else timeout
     if not REPO_RE.match(repo_id):
         raise AtlasError(f"not a repository id: {repo_id!r}", Location("--clone"))
     owner, name = repo_id.split("/", 1)

@@ -115,7 +115,7 @@ def _with_earlier_blobs(s: Sighting, blobs: list[str]) -> Sighting:
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
             repo_ids=(), concept_ids=(), clone: bool = False, allow_shallow: bool = False,
             progress=None, state=None, fetch_missing: bool = False,
-            jobs: int | None = None, wait: bool = False) -> RefreshReport:
+            jobs: int | None = None, wait: bool = False, clone_timeout: float | None = None) -> RefreshReport:
     """Harvest probes into data_dir/timeline.yaml. `progress(repo, done, total)` is called while
     a repository's history is read. Returns a report; raises AtlasError only for bad arguments
     or an unreadable timeline. `state` is the (harvests, sightings) already loaded from that
@@ -123,7 +123,7 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
     `fetch_missing` lets git fetch the missing blobs of a partial clone from its promisor remote
     (network use); without it git uses no transport at all. `jobs` repositories are harvested at
     once in separate processes (default: the number of CPUs); the report and the timeline do not
-    depend on it.
+    depend on it. A `clone` gets `clone_timeout` seconds (default `clone.TIMEOUT`).
 
     The run holds the data folder's lock (`lock.DataLock`): a second writer is refused, or waits
     with `wait`. The timeline is read again under the lock before it is written, so that runs on
@@ -138,11 +138,11 @@ def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOF
                          hint="use a cut-off on or before it, or move `cutoff:` in atlas.yaml first")
     with DataLock(Path(data_dir), wait=wait):
         return _refresh(atlas, Path(data_dir), day, repos_root, repo_ids, concept_ids, clone,
-                        allow_shallow, progress, state, fetch_missing, jobs)
+                        allow_shallow, progress, state, fetch_missing, jobs, clone_timeout)
 
 
 def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, allow_shallow,
-             progress, state, fetch_missing, jobs) -> RefreshReport:
+             progress, state, fetch_missing, jobs, clone_timeout=None) -> RefreshReport:
     cutoff = day.isoformat()
     root = default_repos_root(repos_root, data_dir)
     tpath = data_dir / FILENAME
@@ -164,6 +164,7 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
         job = _RepoJob(atlas.repo_by_id.get(rid), rid, groups[rid], root, mapping, cutoff, day,
                        clone, allow_shallow, old_h_by.get(rid), mine, RepoRow(rid, probes=len(groups[rid])))
         job.fetch_missing = fetch_missing
+        job.clone_timeout = clone_timeout
         kept = job.quick()  # an unchanged repository is answered here, without git
         if kept is not None:
             done[rid] = kept
@@ -341,6 +342,7 @@ def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, tupl
 
 class _RepoJob:
     fetch_missing = False
+    clone_timeout = None  # seconds for --clone; None: the clone module's default
 
     def __init__(self, repo, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
                  old, old_s_by, row):
@@ -413,7 +415,7 @@ class _RepoJob:
         if clone is None and self.clone_ok:
             from .clone import clone_repo
 
-            clone_repo(rid, self.repo.urls if self.repo else [], self.root)
+            clone_repo(rid, self.repo.urls if self.repo else [], self.root, timeout=self.clone_timeout)
             clone = locate.find_clone(rid, self.root, self.mapping)
         if clone is None:
             raise AtlasError(f"{rid}: no local clone under {self.root}", Location(str(self.root)),
