@@ -23,8 +23,17 @@ def pick(text: dict, lang: str) -> str:
     return text.get(lang) or text.get("en") or text.get("zh") or ""
 
 
+SOFT = "/-_"  # a long name may break after one of these when no space is near the end of a line
+
+
+def _soft_break(s: str, start: int, end: int) -> int:
+    """The index just after the last soft break character in s[start:end-1], or -1."""
+    return max(s.rfind(ch, start, end - 1) for ch in SOFT) + 1 or -1
+
+
 def _cut(s: str, w: int) -> tuple[str, str]:
-    """Split s so that the head takes at most w columns (prefer a break at a space)."""
+    """Split s so that the head takes at most w columns (prefer a break at a space, then after a
+    `/`, `-` or `_`, in the second half of the line)."""
     total = 0
     for i, ch in enumerate(s):
         cw = width(ch)
@@ -33,6 +42,9 @@ def _cut(s: str, w: int) -> tuple[str, str]:
             space = head.rfind(" ")
             if space > len(head) // 2:
                 return head[:space], s[space + 1:].lstrip()
+            soft = _soft_break(s, 0, i)
+            if soft > i // 2:
+                return s[:soft], s[soft:].lstrip()
             return head, s[i:].lstrip()
         total += cw
     return s, ""
@@ -53,9 +65,15 @@ def wrap(s: str, w: int) -> list[str]:
                 break
             i = max(i, start + 1)  # a character wider than the line still moves on
             space = para.rfind(" ", start, i) - start
-            cut = start + space if space > (i - start) // 2 else i
+            soft = _soft_break(para, start, i)
+            if space > (i - start) // 2:
+                cut, skip = start + space, 1
+            elif soft - start > (i - start) // 2:
+                cut, skip = soft, 0
+            else:
+                cut, skip = i, 0
             lines.append(para[start:cut].rstrip())
-            start = cut + (cut != i)
+            start = cut + skip
             while start < n and para[start].isspace():
                 start += 1
     return lines or [""]

@@ -541,9 +541,15 @@ def _old_wrap(s: str, w: int) -> list[str]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.sampled_from("ab c 直驱\n\u3000"), max_size=80), st.integers(2, 20))
+@given(st.text(st.sampled_from("ab c 直驱\n\u3000/-_"), max_size=80), st.integers(2, 20))
 def test_wrap_matches_the_quadratic_definition(s, w):
     assert wrap(s, w) == _old_wrap(s, w)
+
+
+def test_long_names_break_after_a_separator_not_inside_a_word():
+    assert wrap("mirror of gitcode.com/Ascend/memfabric_hybrid", 36) == [
+        "mirror of gitcode.com/Ascend/", "memfabric_hybrid"]
+    assert wrap("USE_ASCEND_DIRECT", 12) == ["USE_ASCEND_", "DIRECT"]
 
 
 def test_wrapping_a_megabyte_is_linear():
