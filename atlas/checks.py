@@ -52,8 +52,10 @@ def check_refs(loaded: Loaded) -> None:
 def check_questions(loaded: Loaded) -> None:
     have = {q.id for q in loaded.atlas.questions}
     missing = [q for q in QUESTION_IDS if q not in have]
-    if missing:
-        _problem(loaded, Location("data/questions.yaml"), "error", "missing-question",
+    where = f"{loaded.display_dir}/questions.yaml"
+    if missing and not any(p.is_error and p.location.file == where for p in loaded.problems):
+        # (a file that did not read is reported once, not again as lacking its questions)
+        _problem(loaded, Location(where), "error", "missing-question",
                  "questions.yaml lacks: " + ", ".join(missing))
 
 

@@ -54,6 +54,7 @@ class Loaded:
     files: list[Path] = field(default_factory=list)
     timeline_loc: Location | None = None
     data_dir: Path | None = None
+    display_dir: str = "data"  # the data folder as locations name it
 
     @property
     def errors(self) -> list[Problem]:
@@ -817,6 +818,39 @@ def _compose(path: Path, ctx: _Ctx):
     return None
 
 
+def portable_problems(path: Path, display: str) -> list[Problem]:
+    """What in one data file only libyaml can read (empty where libyaml is missing: then the
+    pure-Python reader is the one that reads the atlas anyway)."""
+    if _Loader is yaml.SafeLoader:
+        return []
+    loaded = Loaded(Atlas())
+    try:
+        _check_portable(_Ctx(display, loaded), path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        pass  # reported by the load itself
+    return loaded.problems
+
+
+def _check_portable(ctx: _Ctx, text: str) -> None:
+    """The file must read the same with PyYAML's pure-Python reader as with libyaml: the atlas is
+    read with whichever the machine has."""
+    hint = "quote the value, e.g. {en: \"Who moves the data?\", zh: \"谁搬数据\"}"
+    try:
+        pure = yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        loc = Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
+        ctx.error(loc, "yaml-portability", "libyaml reads this but PyYAML's pure-Python reader stops: "
+                  f"{exc.problem or exc.context}", _flow_scalar_hint(text, exc) or hint)
+        return
+    except yaml.YAMLError as exc:
+        ctx.error(Location(ctx.file), "yaml-portability", f"PyYAML's pure-Python reader fails: {exc}", hint)
+        return
+    if pure != yaml.load(text, Loader=_Loader):  # noqa: S506
+        ctx.error(Location(ctx.file), "yaml-portability",
+                  "libyaml and PyYAML's pure-Python reader read this file differently", hint)
+
+
 def _list_file(ctx: _Ctx, root, key: str) -> list:
     f = _fields(ctx, root, f"{ctx.file}", (key,), (key,))
     if not f or key not in f:
@@ -928,6 +962,7 @@ def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
     data_dir = Path(data_dir)
     loaded = Loaded(Atlas(), data_dir=data_dir)
     base = display_base if display_base is not None else data_dir.parent
+    loaded.display_dir = _display(data_dir, base)
     if not data_dir.is_dir():
         loaded.problems.append(Problem(Location(str(data_dir)), "error", "no-data",
                                        "data directory does not exist"))

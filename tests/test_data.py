@@ -161,3 +161,49 @@ def test_a_concept_recorded_as_a_hypothesis_shows_that_claim(atlas):
         statements = [cl["statement"]["en"] for cl in queries.card(atlas, atlas.concept(cid))["claims"]]
         for n in numbers:
             assert any(s.startswith(f"Hypothesis {n}:") for s in statements), (cid, n, statements)
+
+
+def _validate(data, cwd, cache):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ATLAS_CACHE=str(cache))
+    return subprocess.run([sys.executable, "-m", "atlas", "validate", "--no-shacl", "--data", str(data)],
+                          capture_output=True, text=True, cwd=cwd, env=env)
+
+
+@pytest.mark.skipif(not hasattr(__import__("yaml"), "CSafeLoader"), reason="needs libyaml to differ from")
+def test_validate_reports_what_only_libyaml_reads_at_its_line(tmp_path):
+    import shutil
+
+    data = tmp_path / "d2"
+    shutil.copytree(DATA, data, ignore=shutil.ignore_patterns("timeline.yaml"))
+    q = data / "questions.yaml"
+    lines = q.read_text(encoding="utf-8").splitlines(keepends=True)
+    n = next(i for i, t in enumerate(lines) if '"Who organises the communication?"' in t)
+    lines[n] = lines[n].replace('"Who organises the communication?"', "Who organises the communication?")
+    q.write_text("".join(lines), encoding="utf-8")
+    for _ in range(2):  # the second run answers from the remembered files: the broken one is read again
+        r = _validate(data, tmp_path, tmp_path / "cache")
+        assert r.returncode == 1, r.stdout
+        assert re.search(rf"^d2/questions.yaml:{n + 1}:\d+: error: libyaml reads this but PyYAML's pure-Python "
+                         r"reader stops.*\[yaml-portability\]", r.stdout, re.M), r.stdout
+        assert "quote" in r.stdout and "data/questions.yaml" not in r.stdout
+    q.write_text("".join(lines).replace("Who organises the communication?",
+                                        '"Who organises the communication?"'), encoding="utf-8")
+    assert _validate(data, tmp_path, tmp_path / "cache").returncode == 0
+
+
+def test_a_questions_file_that_does_not_read_is_reported_once_under_its_own_folder(tmp_path):
+    import shutil
+
+    data = tmp_path / "d2"
+    shutil.copytree(DATA, data, ignore=shutil.ignore_patterns("timeline.yaml"))
+    (data / "questions.yaml").write_text("questions: [ {id: organize\n", encoding="utf-8")
+    r = _validate(data, tmp_path, tmp_path / "cache")
+    assert r.returncode == 1 and "d2/questions.yaml:" in r.stdout and "data/questions.yaml" not in r.stdout
+    assert "[yaml-syntax]" in r.stdout and "[missing-question]" not in r.stdout, r.stdout
+    (data / "questions.yaml").write_text("questions: []\n", encoding="utf-8")
+    r = _validate(data, tmp_path, tmp_path / "cache")
+    assert "d2/questions.yaml: error: questions.yaml lacks: organize" in r.stdout, r.stdout
