@@ -390,6 +390,42 @@ def test_missing_blob_without_promisor_remote(env):
     assert (again.rows[0].found, again.rows[0].unknown) == (4, 1)
 
 
+def test_missing_blob_on_merged_side_branch_makes_introduced_on_or_before(env):
+    """A blob missing on a merged side branch (not on the mainline): the side commit found in the
+    readable blobs is only an upper bound, so the sighting is on-or-before, the note and a
+    warning name the blob, and its path is recorded as read without it."""
+    r = Repo(env / "repos")
+    r.commit({}, d(1), msg="root-empty")
+    r.commit({"a.c": "hello\n"}, d(2))
+    r.git("checkout", "-q", "-b", "side")
+    side1 = r.commit({"sub/s.c": "TERM_SIDE\n"}, d(3))
+    side2 = r.commit({"sub/s.c": "TERM_SIDE\nTERM_SIDE2\n"}, d(4))
+    r.git("checkout", "-q", "master")
+    r.commit({}, d(5), msg="empty1")
+    r.commit({}, d(5, hour=13), msg="empty2")
+    r.git("merge", "-q", "--no-ff", "-m", "merge", "side", date=d(6))
+    merge = r.head()
+    r.commit({"p.c": "TERM_PLAIN\n"}, d(8))
+    blob = git(r.path, "rev-parse", f"{side1}:sub/s.c")
+    r.object_file(blob).unlink()
+    probes = [("t", Probe("o/r", term="TERM_SIDE")), ("u", Probe("o/r", term="TERM_SIDE2")),
+              ("p", Probe("o/r", path="sub")), ("q", Probe("o/r", term="TERM_PLAIN"))]
+    report = run(env, atlas_of(probes))
+    s = sightings(env)
+    t = s[("t", "TERM_SIDE")]
+    assert (t.sha, t.introduced, t.precision) == (merge, side2, "on-or-before")
+    assert blob[:12] in t.note and "or earlier" in t.note
+    # the missing blob could hold TERM_SIDE2 as well: never claimed exact
+    assert s[("u", "TERM_SIDE2")].precision == "on-or-before"
+    # paths need trees only: exact, and the true first commit
+    assert (s[("p", "sub")].introduced, s[("p", "sub")].precision) == (side1, "exact")
+    assert (s[("q", "TERM_PLAIN")].precision, s[("q", "TERM_PLAIN")].note) == ("exact", "")
+    warn = next(p for p in report.problems if p.code == "missing-blobs")
+    assert blob[:12] in warn.message and "sub/s.c" in warn.message and "side" in warn.message
+    assert report.rows[0].errors == 0
+    assert read_state(env / "data" / "timeline.yaml")[0][0].skipped_paths == ["sub/s.c"]
+
+
 def test_partial_clone_degrades_unless_fetch_is_allowed(env, tmp_path):
     src = Repo(tmp_path / "src")
     src.commit({"a.c": "x\n"}, d(1))

@@ -14,6 +14,7 @@ first of `git rev-list --topo-order --reverse M^2.. ^M^1` whose tree holds the p
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from datetime import datetime, timezone
@@ -251,15 +252,60 @@ def drop_blob(path, pick: int) -> str | None:
     return gone
 
 
+def blob_sha(text: str) -> str:
+    body = text.encode()
+    return hashlib.sha1(b"blob %d\x00" % len(body) + body).hexdigest()
+
+
+def pick_of(commits, text: str) -> int:
+    """The `pick` that makes drop_blob remove the blob of `text` (an explicit example)."""
+    blobs = sorted({blob_sha(t) for _p, tree, _t, _z in commits for t in tree.values()})
+    return blobs.index(blob_sha(text))
+
+
+# a blob missing on a merged side branch only: the side commit that first wrote T1 is unreadable,
+# the next side commit (readable, T1 and T1x) must not be called the exact introduction
+SIDE_BLOB = [((), {}, 0, 0), ((0,), {"a.c": "filler\n"}, 0, 0),
+             ((1,), {"a.c": "filler\n", "d/b.c": "T1\n"}, 0, 0),
+             ((2,), {"a.c": "filler\n", "d/b.c": "T1\nT1x\n"}, 0, 0),
+             ((1,), {"a.c": "filler\n"}, 1, 0),
+             ((4, 3), {"a.c": "filler\n", "d/b.c": "T1\nT1x\n"}, 1, 0)]
+
+
+def side_order(repo, merge: str) -> list[str]:
+    """`git rev-list --topo-order --reverse M^2 … ^M^1`: the commits a merge brings in."""
+    ps = sh(repo, "log", "-1", "--format=%P", merge).decode().split()
+    if len(ps) < 2:
+        return []
+    return sh(repo, "rev-list", "--topo-order", "--reverse", *ps[1:], "^" + ps[0]).decode().split()
+
+
+def sound_introduced(repo, s, want) -> None:
+    """`introduced` under missing blobs: exact means the truth; on-or-before means the truth or a
+    later commit of the same merge's side (or the merge itself), never an earlier one."""
+    if want is None or s.sha != want[0]:
+        return  # a later mainline commit: its introduction belongs to another merge
+    if s.precision == "exact":
+        assert s.introduced == want[2], ("introduced", s, want)
+        return
+    if s.introduced == s.sha:
+        return  # the merge itself: after every commit of its side
+    side = side_order(repo, s.sha)
+    assert want[2] != s.sha and s.introduced in side and want[2] in side, ("introduced", s, want)
+    assert side.index(want[2]) <= side.index(s.introduced), ("introduced", s, want)
+
+
 @settings(max_examples=max(N_EXAMPLES // 4, 10), deadline=None,
           derandomize=not os.environ.get("ATLAS_ORACLE_RANDOM"),
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
 @given(histories(), st.integers(0, 1000))
+@example(SIDE_BLOB, pick_of(SIDE_BLOB, "T1\n"))
 def test_missing_blob_answers_are_sound(tmp_path, commits, pick):
-    """With one blob removed: paths stay exact; an `exact` term equals the full truth; an
-    `on-or-before` term is at or after the truth; `unknown` only where the blob is missing;
-    "not found" only where the full history has no such term either."""
+    """With one blob removed: paths stay exact (introduced too); an `exact` term equals the full
+    truth, its introducing commit too; an `on-or-before` term is at or after the truth, and at its
+    true merge the introducing commit is at or after the true one; `unknown` only where the blob is
+    missing; "not found" only where the full history has no such term either."""
     import tempfile
     from pathlib import Path
 
@@ -281,9 +327,12 @@ def test_missing_blob_answers_are_sound(tmp_path, commits, pick):
             want = truth[(s.method, s.value)]
             if s.method == "path" or gone is None:
                 assert (s.sha, s.precision) == ((want[0], want[1]) if want else ("", "exact")), s
+                assert s.introduced == (want[2] if want else ""), ("introduced", s, want)
             elif s.found and s.precision == "exact" and not (want and want[1] == "on-or-before"):
                 assert want is not None and s.sha == want[0], (s, want)
+                sound_introduced(repo, s, want)
             elif s.found:
                 assert want is not None and order[want[0]] <= order[s.sha], (s, want)
+                sound_introduced(repo, s, want)
             elif s.precision != "unknown":
                 assert want is None, (s, want)

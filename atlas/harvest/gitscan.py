@@ -249,14 +249,23 @@ class Repo:
             (edge if line.startswith("-") else inside).append(line.lstrip("-"))
         return inside, edge
 
-    def holding_term(self, term: str, commits: list[str]) -> set[str]:
-        """The commits whose tree has `term` in some file (`git grep -F`)."""
+    def holding_term(self, term: str, commits: list[str],
+                     unreadable: dict[str, list[str]] | None = None) -> set[str]:
+        """The commits whose tree has `term` in some file (`git grep -F`).
+
+        git grep reports a blob it cannot read on stderr and goes on (exit 0 or 1): such blobs
+        are added to `unreadable` (blob -> paths), since the answer says nothing about them."""
         found: set[str] = set()
         for i in range(0, len(commits), 256):
             batch = commits[i:i + 256]
             status, out, err = self.run("grep", "-F", "-l", "-z", "-I", "-e", term, *batch, "--",
                                         check=False)
-            if status not in (0, 1):
+            blobs = _unreadable_blobs(err)
+            if blobs and unreadable is not None:
+                for b, ps in blobs.items():
+                    unreadable.setdefault(b, [])
+                    unreadable[b] = sorted(set(unreadable[b]) | set(ps))
+            if status not in (0, 1) or (blobs and unreadable is None):
                 raise GitError(f"{self.name}: git grep failed: {_first_line(err)}",
                                Location(self.name))
             for item in out.split(b"\x00"):
@@ -346,6 +355,19 @@ class _History:
         present = self.repo.present_objects()
         self.absent = {b for b in blobs if b not in present}
         return {b: blobs[b] for b in self.absent}
+
+
+_GREP_UNREADABLE = re.compile(rb"'[0-9a-f]{4,64}:([^\n]*)': unable to read ([0-9a-f]{40,64})")
+
+
+def _unreadable_blobs(err: bytes) -> dict[str, list[str]]:
+    """blob -> paths, for the blobs that `git grep` (or `git log`) said it could not read."""
+    out: dict[str, set[str]] = {}
+    for m in _GREP_UNREADABLE.finditer(err):
+        out.setdefault(m.group(2).decode(), set()).add(m.group(1).decode("utf-8", "surrogateescape"))
+    for m in _UNREADABLE.finditer(err):
+        out.setdefault((m.group(1) or m.group(2)).decode(), set())
+    return {b: sorted(ps) for b, ps in out.items()}
 
 
 def _first_line(err: bytes) -> str:

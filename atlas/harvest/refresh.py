@@ -94,6 +94,9 @@ class _Findings(Record):
     missing: dict = F(dict)  # blob -> the paths it was read at
     earlier: dict = F(dict)  # term -> blobs missing at earlier commits (an earlier appearance could hide)
     unknown: set = F(set)  # terms not seen, where missing blobs could hold them
+    intro_doubt: dict = F(dict)  # (method, scan) -> blobs missing on the merged side that could hold
+    # an earlier introduction (blob -> paths): `intro` is then an upper bound
+    side_missing: dict = F(dict)  # blob -> paths, for the blobs missing on merged sides
 
 
 def _hits(scan, wants) -> dict:
@@ -110,6 +113,15 @@ def _with_earlier_blobs(s: Sighting, blobs: list[str]) -> Sighting:
     return s.replace(precision="on-or-before", note="; ".join(filter(None, [
         s.note, f"{len(blobs)} blob(s) missing from the clone at earlier commits could hold an earlier "
         "appearance: " + ", ".join(b[:12] for b in blobs[:5]) + (" ..." if len(blobs) > 5 else "")])))
+
+
+def _side_doubt(side_sha: str, blobs: dict[str, list[str]]) -> str:
+    """The note of a merge's sighting whose side-branch introduction is uncertain."""
+    names = [f"{b[:12]} ({', '.join(ps[:2]) or '?'})" for b, ps in sorted(blobs.items())]
+    return (f"introduced on the side branch by {side_sha[:12]} or earlier" if side_sha else
+            "first visible at the merge itself as far as the readable blobs show") + (
+        f": {len(blobs)} blob(s) missing from the clone on the merged side could hold an earlier "
+        "appearance: " + ", ".join(names[:5]) + (" ..." if len(names) > 5 else ""))
 
 
 def refresh(atlas: Atlas, data_dir, repos_root=None, cutoff: str = DEFAULT_CUTOFF,
@@ -523,7 +535,11 @@ class _RepoJob:
                               earlier=scan.earlier, unknown=set(scan.unknown))
         if found.missing:
             self._warn_missing(g, found.missing, self.clone)
-        found.intro = self._introductions(g, found.hits)
+        found.intro, found.intro_doubt, found.side_missing = self._introductions(g, found.hits)
+        side_only = {b: ps for b, ps in found.side_missing.items() if b not in found.missing}
+        if side_only:
+            self._warn_missing(g, side_only, self.clone, side=True)
+            found.skipped |= {p for ps in side_only.values() for p in ps}
         return found
 
     def _sightings(self, g, line, plan, found, harvest) -> tuple[RepoHarvest | None, list[Sighting]]:
@@ -556,7 +572,8 @@ class _RepoJob:
             base = self.old_s_by.get((rid, cid, w.method, w.value)) or plan.kept[key]
             s = base.replace(concept=cid, head=line.head, cutoff=self.cutoff, harvested_at=now, loc=None)
         else:
-            s = self._sighting(cid, w, found.hits[key], found.intro.get(key), line.shallow, line.head, now)
+            s = self._sighting(cid, w, found.hits[key], found.intro.get(key), line.shallow, line.head, now,
+                               found.intro_doubt.get(key))
             if w.method == "term" and w.scan in found.earlier:
                 s = _with_earlier_blobs(s, found.earlier[w.scan])
         self.row.found += 1
@@ -620,12 +637,15 @@ class _RepoJob:
             return f"the promisor remote {remote} could not supply them"
         return "no promisor remote: fetch the full history into the clone"
 
-    def _warn_missing(self, g, missing: dict[str, list[str]], clone) -> None:
-        names = [f"{b[:12]} ({', '.join(ps[:2])})" for b, ps in sorted(
-            missing.items(), key=lambda kv: kv[1])]
+    def _warn_missing(self, g, missing: dict[str, list[str]], clone, side: bool = False) -> None:
+        names = [f"{b[:12]} ({', '.join(ps[:2]) or '?'})" for b, ps in sorted(
+            missing.items(), key=lambda kv: (kv[1], kv[0]))]
         kind = "partial clone" if g.promisor_remote() else "incomplete clone"
+        where = (" on merged side branches; the commits that introduced terms there are found "
+                 "without them (on-or-before where they could hold an earlier one)") if side else (
+            "; the files they were read at are scanned without them")
         self.problem("missing-blobs", f"{self.rid}: {kind}: {len(missing)} blob(s) missing from "
-                     f"the object store; the files they were read at are scanned without them: "
+                     f"the object store{where}: "
                      + ", ".join(names[:6]) + (" ..." if len(names) > 6 else ""),
                      clone.location, level="warning", hint=self._missing_hint(g))
 
@@ -660,22 +680,27 @@ class _RepoJob:
             self.progress(self.rid, total, total)
         return scan
 
-    def _introductions(self, g, hits):
+    def _introductions(self, g, hits) -> tuple[dict, dict]:
         """For hits at a mainline merge M: the commit that introduced the probe on the merged side.
 
         The rule (docs/history.md): the first commit of `git rev-list --topo-order --reverse
         M^2.. ^M^1` whose tree holds the probe, else M itself. One streaming pass answers it while
         no boundary commit (a parent outside that range) holds the probe, since counts then start
-        at 0; otherwise the commits are asked one by one (`git grep -F`, `git ls-tree`)."""
+        at 0; otherwise the commits are asked one by one (`git grep -F`, `git ls-tree`).
+
+        Returns (probe -> side commit, probe -> {blob: paths}, {blob: paths}). The second names,
+        for a term, the blobs missing from the clone that could hold an earlier introduction: the
+        answer is then only an upper bound (the commit found holds the term, or M when none does).
+        The third is every missing blob met on the merged sides."""
         by_merge: dict[str, list[tuple[str, str]]] = {}
         commits = {}
         for key, c in hits.items():
             if len(c.parents) > 1:
                 by_merge.setdefault(c.sha, []).append(key)
                 commits[c.sha] = c
-        out = {}
-        from . import gitscan
-
+        out: dict = {}
+        doubts: dict = {}
+        met: dict[str, set[str]] = {}
         for sha, keys in by_merge.items():
             c = commits[sha]
             revs = [*c.parents[1:], "^" + c.parents[0]]
@@ -683,33 +708,60 @@ class _RepoJob:
             paths = [k[1] for k in keys if k[0] == "path"]
             side = g.scan(revs, terms, paths, first_parent=False)
             _inside, edge = g.rev_list(revs, boundary=True)
-            order = None
+            for b, ps in side.missing.items():
+                met.setdefault(b, set()).update(ps)
             for k in keys:
-                holding = g.holding_term if k[0] == "term" else g.holding_path
-                found = (side.terms if k[0] == "term" else side.paths).get(k[1])
-                try:
-                    if edge and holding(k[1], edge):
-                        if order is None:
-                            order = g.rev_list(revs)[0]
-                        held = holding(k[1], order)
-                        first = next((x for x in order if x in held), None)
-                        found = g.commit(first) if first else None
-                except gitscan.GitError:  # blobs missing: the streaming answer stands
-                    pass
+                found, doubt = self._introduced(g, revs, edge, side, k)
                 if found is not None:
                     out[k] = found
-        return out
+                if doubt:
+                    doubts[k] = doubt
+                for b, ps in doubt.items():
+                    met.setdefault(b, set()).update(ps)
+        return out, doubts, {b: sorted(ps) for b, ps in met.items()}
 
-    def _sighting(self, cid, w, c, side, shallow, head, now) -> Sighting:
+    @staticmethod
+    def _introduced(g, revs, edge, side, k) -> tuple:
+        """(the side commit that introduced probe `k`, or None; the missing blobs that leave it
+        uncertain, blob -> paths). A term's first commit found in readable content always holds
+        it, so with missing blobs it stays a sound upper bound."""
+        found = (side.terms if k[0] == "term" else side.paths).get(k[1])
+        if k[0] == "path":  # trees only: exact
+            if edge and g.holding_path(k[1], edge):
+                order = g.rev_list(revs)[0]
+                held = g.holding_path(k[1], order)
+                first = next((x for x in order if x in held), None)
+                found = g.commit(first) if first else None
+            return found, {}
+        doubt: dict[str, list[str]] = {}
+        if k[1] in side.earlier:
+            doubt = {b: side.missing.get(b, []) for b in side.earlier[k[1]]}
+        elif k[1] in side.unknown:
+            doubt = dict(side.missing)
+        unreadable: dict[str, list[str]] = {}
+        if edge and g.holding_term(k[1], edge, unreadable):
+            order = g.rev_list(revs)[0]
+            held = g.holding_term(k[1], order, unreadable)
+            first = next((x for x in order if x in held), None)
+            found = g.commit(first) if first else None  # a commit found holds the term: an upper bound
+        for b, ps in unreadable.items():  # git grep could not read them: the answer says nothing of them
+            doubt[b] = sorted(set(doubt.get(b, [])) | set(ps))
+        return found, doubt
+
+    def _sighting(self, cid, w, c, side, shallow, head, now, doubt=None) -> Sighting:
+        """`doubt`: blobs missing on a merged side that could hold an earlier introduction; the
+        side commit (or the merge) is then an upper bound and the sighting on-or-before."""
         notes = []
         root = not c.parents
-        precision = "on-or-before" if (shallow or root) else "exact"
+        precision = "on-or-before" if (shallow or root or doubt) else "exact"
         if shallow:
             notes.append("shallow clone: the history before its first commit is missing")
         elif root:
             notes.append("present in the root commit: it may be older than the repository "
                          "(an import of earlier history)")
-        if len(c.parents) > 1:
+        if len(c.parents) > 1 and doubt:
+            notes.append(f"merged at {c.sha[:12]}; " + _side_doubt(side.sha if side else "", doubt))
+        elif len(c.parents) > 1:
             if side is not None:
                 notes.append(f"merged at {c.sha[:12]}; introduced on the side branch by "
                              f"{side.sha[:12]}")
