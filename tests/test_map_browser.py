@@ -325,11 +325,35 @@ def test_flow_real_atlas(browser, real_site, artifacts, flow, viewport):
         assert all("\u2026" not in f["label"] for f in fits)  # never truncated
         assert page.evaluate("atlasFlow.overlaps()") == []
         assert page.evaluate("atlasFlow.crossings()") == []
+        assert page.evaluate("atlasFlow.outside()") == []
         assert page.evaluate("atlasFlow.inView()")  # the whole flow is drawn at the first view
         no_sideways_scroll(page)
         assert serious_axe(page) == []
         page.screenshot(path=str(artifacts / f"flow-{flow}-{viewport['width']}.png"),
                         full_page=True)
+        t.check_clean()
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_every_flow_edge_inside_the_drawing(browser, real_site, viewport):
+    """Every drawn edge of every flow of the bundled atlas, sampled with vis-network's own
+    getPoint, stays inside the canvas (a long curve that bulges past the page's side is cut),
+    and no edge passes through a box."""
+    flows = sorted(real_site.glob("flow-*.html"))
+    assert len(flows) >= 7
+    t = Page(browser)
+    t.page.set_viewport_size(viewport)
+    try:
+        bad = {}
+        for f in flows:
+            page = t.open(f.as_uri(), "atlasFlow")
+            out = page.evaluate("atlasFlow.outside()")
+            cross = page.evaluate("atlasFlow.crossings()")
+            if out or cross:
+                bad[f.name] = {"outside": out, "crossings": cross}
+        assert bad == {}
         t.check_clean()
     finally:
         t.close()
