@@ -359,6 +359,27 @@ def test_every_flow_edge_inside_the_drawing(browser, real_site, viewport):
         t.close()
 
 
+def test_every_focus_fits_the_view_desktop(browser, real_site):
+    """Opening each concept of the bundled atlas at 1440x900: every shown concept's box is inside
+    the canvas, labels stay at least 12 px, no box overlaps and no edge passes through a box."""
+    ids = sorted(p.stem for p in (real_site / "concepts").glob("*.html"))
+    assert len(ids) >= 100
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
+    try:
+        bad = {}
+        for ident in ids:
+            page.evaluate("id => atlasMap.open(id)", ident)
+            r = page.evaluate("""() => ({off: atlasMap.drawnIds().filter(i => !atlasMap.inView(i)),
+                                      px: atlasMap.labelPx(), cross: atlasMap.crossings(),
+                                      over: atlasMap.overlaps()})""")
+            if r["off"] or r["px"] < MIN_LABEL_PX - 1e-6 or r["cross"] or r["over"]:
+                bad[ident] = r
+        assert bad == {}
+        t.check_clean()
+    finally:
+        t.close()
+
+
 def test_mini_fixture_pages(browser, mini_site, artifacts):
     t, page = open_at(browser, (mini_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
     try:

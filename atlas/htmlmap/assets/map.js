@@ -177,7 +177,9 @@
   }
   function draw(refit) {
     var ids = visibleIds();
+    status(ids);  /* the status line can change the header's height: before measuring the canvas */
     var w = container.clientWidth || 800, h = container.clientHeight || 600;
+    laidFor = w + "x" + h;
     nodes.clear(); edges.clear();
     nodes.add(ids.map(function (id) { return nodeRecord(id, { x: 0, y: 0 }); }));
     network.redraw();
@@ -199,13 +201,15 @@
       });
       var rt2 = U.route(ers, L2.pos, boxes, 6);
       if (rt2.failed.length) rt2 = slide(L2, ers, boxes, rt2, hOf);
-      return { L: L2, rt: rt2, fits: Math.min((w - 24) / L2.w, (h - 24) / L2.h) >= MIN_SCALE };
+      /* the detour corridors above and below the boxes count in the height */
+      var extra = rt2.failed.length ? 2 * 18 + 4 * rt2.failed.length : 0;
+      return { L: L2, rt: rt2, fits: Math.min((w - 24) / L2.w, (h - 24) / (L2.h + extra)) >= MIN_SCALE };
     }
     /* gaps: narrower until the set fits at the 12 px scale; when it fits, wider while that lets
        more edges through without a detour */
     var best = attempt(1);
     if (!best.fits) {
-      [0.7, 0.5].some(function (g) { best = attempt(g); return best.fits; });
+      [0.7, 0.5, 0.35, 0.25].some(function (g) { best = attempt(g); return best.fits; });
     } else if (best.rt.failed.length) {
       [1.6, 2.3].some(function (g) {
         var t = attempt(g);
@@ -226,7 +230,7 @@
       top = Math.min(top, L.pos[id].y - hOf[id] / 2); bottom = Math.max(bottom, L.pos[id].y + hOf[id] / 2);
     });
     rt.failed.forEach(function (id) { failed[id] = true; });
-    var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0;
+    var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0, tracks = { up: 0, down: 0 };
     var step = Math.max(0, Math.min(4, (COL_GAP * L.g / 2 - 4) / 2));
     ers.forEach(function (e) {
       e.smooth = rt.smooth[e.id] || false;
@@ -240,7 +244,8 @@
         pts = [{ x: ca, y: a.y }, { x: ca, y: b.y }];
       } else {
         var up = (a.y - top) + (b.y - top) <= (bottom - a.y) + (bottom - b.y);
-        var cy = up ? top - 18 - 6 * track : bottom + 18 + 6 * track;
+        /* one corridor above and one below, each with its own tracks 4 px apart */
+        var cy = up ? top - 18 - 4 * tracks.up++ : bottom + 18 + 4 * tracks.down++;
         pts = [{ x: ca, y: a.y }, { x: ca, y: cy }, { x: cb, y: cy }, { x: cb, y: b.y }];
       }
       track++;
@@ -316,10 +321,17 @@
   }
   network.on("afterDrawing", placeLaneTitles);
   /* vis rescales the view when the canvas changes size (the header wraps, fonts load): fit again */
-  var refitTimer = null;
+  var refitTimer = null, laidFor = "";
   network.on("resize", function () {
     clearTimeout(refitTimer);
-    refitTimer = setTimeout(function () { fit(); placeLaneTitles(); }, 50);
+    /* a canvas of another size than the layout was made for: lay out again (the columns per
+       lane depend on it), else fit again */
+    refitTimer = setTimeout(function () {
+      var now = container.clientWidth + "x" + container.clientHeight;
+      if (drawn.length && now !== laidFor) draw(true);
+      else fit();
+      placeLaneTitles();
+    }, 50);
   });
 
   /* ---- hover: the node's own edges stay, the others fade ---- */
