@@ -256,6 +256,7 @@
     rerouted = rt.failed.slice();
     if (waypoints.length) nodes.add(waypoints);
     ers = out;
+    labelled = ers.filter(function (e) { return e.label; }).map(function (e) { return { id: e.id, label: e.label }; });
     edges.add(ers);
     drawn = ids;
     if (state.selected && byId[state.selected] && L.pos[state.selected]) network.selectNodes([state.selected]);
@@ -263,7 +264,7 @@
     status(ids);  /* first: the status line can change the header's height and so the canvas */
     renderShownList(ids);
     network.setSize("100%", "100%");
-    if (refit !== false) fit();
+    if (refit !== false) fit(); else placeLabels();
     renderLaneTitles();
   }
   /* Fit the drawn boxes with a 12 px margin (vis-network's own fit leaves 10 % on each axis);
@@ -286,6 +287,48 @@
     }
     network.moveTo({ position: at, scale: s, animation: false });
     lastFit = s;
+    placeLabels();
+  }
+
+  /* ---- edge labels: only those that fit ----
+     The selected concept's relations want a label (the relation type, drawn level at the
+     middle of the edge). A label is shown only when its box, in order of the relations, clears
+     every box (its own ends too: a short arrow between near boxes carries none), every label
+     already shown, and stays inside the canvas at the view the page set. The relation stays
+     readable in the edge's tooltip and in the card. */
+  var measure = document.createElement("canvas").getContext("2d");
+  var EFONT = D.options.edges.font;
+  function labelBox(eid, text) {
+    var e = network.body.edges[eid];
+    if (!e || !e.edgeType) return null;
+    var c = e.edgeType.getPoint(0.5);
+    measure.font = EFONT.size + "px " + EFONT.face;
+    var w = measure.measureText(text).width + EFONT.strokeWidth + 4, h = EFONT.size + EFONT.strokeWidth + 2;
+    return { left: c.x - w / 2, right: c.x + w / 2, top: c.y - h / 2, bottom: c.y + h / 2 };
+  }
+  function meets(a, b) { return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; }
+  function placeLabels() {
+    if (!labelled.length) return;
+    var boxes = drawn.map(function (id) { return network.getBoundingBox(id); });
+    var cw = container.clientWidth, ch = container.clientHeight, kept = [], upd = [];
+    labelled.forEach(function (l) {
+      var b = labelBox(l.id, l.label), ok = !!b;
+      if (ok) {
+        var tl = network.canvasToDOM({ x: b.left, y: b.top }), br = network.canvasToDOM({ x: b.right, y: b.bottom });
+        ok = tl.x >= 0 && tl.y >= 0 && br.x <= cw && br.y <= ch &&
+          !boxes.some(function (x) { return meets(b, x); }) && !kept.some(function (x) { return meets(b, x); });
+      }
+      if (ok) kept.push(b);
+      var cur = edges.get(l.id);
+      if (!cur || !!cur.label === ok) return;
+      /* vis-network keeps a label an update leaves out: the edge is replaced without it */
+      if (ok) cur.label = l.label; else delete cur.label;
+      upd.push(cur);
+    });
+    if (upd.length) {
+      edges.remove(upd.map(function (e) { return e.id; }));
+      edges.add(upd);
+    }
   }
 
   /* ---- lane titles: HTML above the canvas, following pan and zoom ---- */
@@ -321,7 +364,7 @@
   }
   network.on("afterDrawing", placeLaneTitles);
   /* vis rescales the view when the canvas changes size (the header wraps, fonts load): fit again */
-  var refitTimer = null, laidFor = "";
+  var refitTimer = null, laidFor = "", labelled = [];
   network.on("resize", function () {
     clearTimeout(refitTimer);
     /* a canvas of another size than the layout was made for: lay out again (the columns per
@@ -743,6 +786,19 @@
     crossings: function () { return U.crossings(network, drawn, edges.getIds()); },
     overlaps: function () { return U.overlaps(network, drawn); },
     rerouted: function () { return rerouted.slice(); },
+    /* the DOM boxes of the edge labels vis-network drew (its own measured label sizes) */
+    labelBoxes: function () {
+      /* what vis-network holds as each drawn edge's label, not our records */
+      return edges.get().filter(function (e) {
+        var ve = network.body.edges[e.id];
+        return ve && ve.labelModule.elementOptions.label;
+      }).map(function (e) {
+        var s = network.body.edges[e.id].labelModule.size;
+        var tl = network.canvasToDOM({ x: s.left, y: s.top }), br = network.canvasToDOM({ x: s.left + s.width, y: s.top + s.height });
+        return { id: e.rel, label: network.body.edges[e.id].labelModule.elementOptions.label, left: tl.x, top: tl.y, right: br.x, bottom: br.y };
+      });
+    },
+    canvasSize: function () { return [container.clientWidth, container.clientHeight]; },
     edgeLabels: function () {
       return edges.get().filter(function (e) { return e.label; }).map(function (e) { return e.rel; })
         .filter(function (r, i, a) { return a.indexOf(r) === i; }).sort();
