@@ -6,6 +6,7 @@ atlas (data/) and on the mini fixture. Skipped when Chromium or playwright is mi
 ATLAS_REQUIRE_BROWSER=1. Screenshots go to tests/artifacts/ (git-ignored)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -404,6 +405,40 @@ def test_explorer_edge_labels_apart_and_inside(browser, real_site, viewport):
         assert shown > 0  # some labels are shown at all
         page.click("#seed")
         assert page.evaluate(LABEL_CHECK)["bad"] == []
+        t.check_clean()
+    finally:
+        t.close()
+
+
+CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def bad_breaks(text: str, lines: list[str]) -> list[tuple[str, str]]:
+    """The line breaks that cut a word. A name may break at a space or a line break of its text,
+    after _, -, /, at a CamelCase step or beside a Chinese character."""
+    bad, at = [], 0
+    for x, y in zip(lines, lines[1:]):
+        at = text.index(x.strip(), at) + len(x.strip())
+        if at < len(text) and text[at].isspace():
+            continue
+        a, b = x.rstrip()[-1:], y.lstrip()[:1]
+        if not (a in "_-/" or CJK.match(a) or CJK.match(b) or (a.islower() and b.isupper())):
+            bad.append((x, y))
+    return bad
+
+
+def test_explorer_names_break_between_words(browser, real_site):
+    """No node label is cut inside a word ("Memory-seman|tic", "USE_ASCEND_D|IRECT")."""
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
+    try:
+        bad = []
+        for ident in ["hccs", "hccl", "ascend-shmem", "dma"]:
+            page.evaluate("id => atlasMap.open(id)", ident)
+            for node in page.evaluate("atlasMap.drawnIds()"):
+                lines = page.evaluate("id => atlasMap.labelLines(id)", node)
+                text = page.evaluate("id => atlasMap.labelText(id)", node)
+                bad += [(node, *pair) for pair in bad_breaks(text, lines)]
+        assert bad == []
         t.check_clean()
     finally:
         t.close()

@@ -254,7 +254,41 @@ var AtlasUI = (function () {
     }
     return out;
   }
-  return { data: data, el: el, add: add, link: link, safeHref: safeHref, bi: bi,
+  /* Names broken only where a reader expects it: each line of text wider than maxW (px in the
+     given canvas font) is cut after a space, "_", "-" or "/", before a CamelCase capital, or
+     between Chinese characters, filling lines greedily. vis-network itself breaks only at
+     spaces and cuts a longer word anywhere ("Memory-seman|tic"); given lines that fit, it
+     keeps them. A single piece wider than maxW stays whole on its own line. */
+  var ruler = null;
+  var CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+  function pieces(line) {
+    var out = [], cur = "";
+    for (var i = 0; i < line.length; i++) {
+      var c = line[i], p = i ? line[i - 1] : "";
+      var cut = cur && ((/[a-z]/.test(p) && /[A-Z]/.test(c)) || CJK.test(c) || CJK.test(p));
+      if (cut) { out.push(cur); cur = ""; }
+      cur += c;
+      if (/[\s_\-\/]/.test(c)) { out.push(cur); cur = ""; }
+    }
+    if (cur) out.push(cur);
+    return out;
+  }
+  function wrapName(text, maxW, font) {
+    ruler = ruler || document.createElement("canvas").getContext("2d");
+    ruler.font = font;
+    var fits = function (t) { return ruler.measureText(t.replace(/\s+$/, "")).width <= maxW; };
+    return String(text).split("\n").map(function (line) {
+      if (fits(line)) return line;
+      var lines = [], cur = "";
+      pieces(line).forEach(function (pc) {
+        if (!cur || fits(cur + pc)) cur += pc;
+        else { lines.push(cur.replace(/\s+$/, "")); cur = pc; }
+      });
+      if (cur) lines.push(cur.replace(/\s+$/, ""));
+      return lines.join("\n");
+    }).join("\n");
+  }
+  return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi,
            section: section, normalize: normalize, hashParams: hashParams,
            evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
            crossings: crossings, overlaps: overlaps, outside: outside, chain: chain };

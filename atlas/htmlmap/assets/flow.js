@@ -72,7 +72,7 @@
     /* first pass: labels and widths, so vis measures every box */
     nodes.clear(); edges.clear();
     nodes.add(D.nodes.map(function (n) {
-      return { id: n.id, label: labelOf(n), title: n.title, color: n.color, x: 0, y: 0,
+      return { id: n.id, label: U.wrapName(labelOf(n), boxW - 2, "bold " + FONT + "px " + D.options.nodes.font.face), title: n.title, color: n.color, x: 0, y: 0,
                widthConstraint: { minimum: boxW, maximum: boxW } };
     }));
     network.redraw();

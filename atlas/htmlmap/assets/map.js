@@ -168,7 +168,9 @@
   }
   function nodeRecord(id, p) {
     var r = rec[id], c = byId[id];
-    var n = { id: id, label: r.label, title: r.title, group: r.group, x: p.x, y: p.y };
+    /* measured bold (the selected box's label is bold), so a line never outgrows its box */
+    var n = { id: id, label: U.wrapName(r.label, D.meta.nodeW - 2, "bold " + FONT + "px " + D.options.nodes.font.face),
+              title: r.title, group: r.group, x: p.x, y: p.y };
     if (r.color) n.color = r.color;
     if (r.shapeProperties) n.shapeProperties = r.shapeProperties;
     if (!visibleAt(c)) { n.color = GREY; n.font = { color: "#2d3748" }; n.title = r.title + "\nnot yet visible on " + state.asOf; }
@@ -797,6 +799,14 @@
         var tl = network.canvasToDOM({ x: s.left, y: s.top }), br = network.canvasToDOM({ x: s.left + s.width, y: s.top + s.height });
         return { id: e.rel, label: network.body.edges[e.id].labelModule.elementOptions.label, left: tl.x, top: tl.y, right: br.x, bottom: br.y };
       });
+    },
+    labelText: function (id) { return rec[id] ? rec[id].label : null; },
+    /* the lines vis-network drew a node's label in */
+    labelLines: function (id) {
+      var nd = network.body.nodes[id];
+      return nd ? (nd.labelModule.lines || []).map(function (l) {
+        return l.blocks.map(function (b) { return b.text; }).join("");
+      }) : [];
     },
     canvasSize: function () { return [container.clientWidth, container.clientHeight]; },
     edgeLabels: function () {
