@@ -385,7 +385,8 @@ LABEL_CHECK = """() => { var b = atlasMap.labelBoxes(), s = atlasMap.canvasSize(
   for (var i = 0; i < b.length; i++) { var a = b[i];
     if (a.left < -0.5 || a.top < -0.5 || a.right > s[0] + 0.5 || a.bottom > s[1] + 0.5) bad.push(['clipped', a.id]);
     for (var j = i + 1; j < b.length; j++) { var c = b[j];
-      if (a.left < c.right && c.left < a.right && a.top < c.bottom && c.top < a.bottom) bad.push(['overlap', a.id, c.id]); } }
+      if (a.left < c.right && c.left < a.right && a.top < c.bottom && c.top < a.bottom)
+        bad.push(['overlap', a.id, c.id]); } }
   return {n: b.length, bad: bad}; }"""
 
 
