@@ -1,7 +1,9 @@
 """Regenerate the README's pictures of the reading pages from the bundled atlas, in Chromium:
 
     docs/img/overview.png   the overview table scrolled to the 2025 rows under its sticky header,
-                            cropped at a column edge to about 1,000 CSS px (shown at true size)
+                            with the concept column and all six question columns (kind, first
+                            visible and lifecycle hidden) in a 1,000 CSS px window (shown at true
+                            size), cut at the last column edge
     docs/img/timeline.png   the timeline picture: the first lanes, full width
 
     python scripts/site_pictures.py [--out docs/img] [--scale 2]
@@ -38,12 +40,37 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             try:
-                ctx = browser.new_context(viewport={"width": 1440, "height": 1000},
+                # a window as wide as the picture: the table lays itself out to that width, so
+                # all six question columns are in it (rather than cropping a wider table)
+                ctx = browser.new_context(viewport={"width": MAX_W, "height": 1000},
                                           device_scale_factor=args.scale)
                 page = ctx.new_page()
                 page.goto((site / "index.html").as_uri())
                 page.wait_for_function("window.atlasOverview && window.atlasOverview.ready")
-                # cut at the left edge of the first question column that does not fit
+                # the picture shows the concept column and the six question columns: kind, first
+                # visible and lifecycle are hidden (through the CSSOM, which the page's CSP allows)
+                # so the six questions fit the README's width at true size
+                page.evaluate("""() => {
+                    const heads = [...document.querySelectorAll('#overview thead th')];
+                    const n = heads.length;
+                    for (const row of document.querySelectorAll('#overview tr')) {
+                        if (row.cells.length !== n) continue;
+                        for (const i of [1, 2, 3]) row.cells[i].style.display = 'none';
+                    }
+                    // the columns share the window's width again; the box does not scroll
+                    const table = document.querySelector('#overview');
+                    table.style.minWidth = '0';
+                    // hidden cells free their grid columns, so the shown cells take the first
+                    // seven: the concept column a fifth, the six questions share the rest
+                    const cols = [...table.querySelectorAll('col')];
+                    cols.forEach((col, i) => {
+                        col.style.width = i === 0 ? '20%' : i < n - 3 ? (80 / (n - 4)).toFixed(3) + '%' : '0';
+                    });
+                    const box = table.closest('.tablebox');
+                    box.style.maxHeight = 'none';
+                    box.style.overflow = 'visible';
+                }""")
+                # cut at the right edge of the last column that fits
                 right = page.evaluate("""max => {
                     const heads = [...document.querySelectorAll('#overview thead th')];
                     let edge = heads[0].getBoundingClientRect().right;
@@ -58,7 +85,15 @@ def main(argv: list[str] | None = None) -> int:
                     const head = document.querySelector('#overview thead').getBoundingClientRect();
                     const group = document.querySelector('#overview tbody[data-group="2025"]')
                         || document.querySelector('#overview tbody');
-                    window.scrollBy(0, group.getBoundingClientRect().top - head.height);
+                    const box = document.querySelector('#overview').closest('.tablebox');
+                    if (box && box.scrollHeight > box.clientHeight + 1) {
+                        // narrower than the table's natural width the table scrolls in its box
+                        window.scrollBy(0, box.getBoundingClientRect().top);
+                        box.scrollTop += group.getBoundingClientRect().top
+                            - box.getBoundingClientRect().top - head.height;
+                    } else {
+                        window.scrollBy(0, group.getBoundingClientRect().top - head.height);
+                    }
                 }""")
                 page.wait_for_timeout(100)
                 page.screenshot(path=str(args.out / "overview.png"),

@@ -6,6 +6,7 @@ atlas (data/) and on the mini fixture. Skipped when Chromium or playwright is mi
 ATLAS_REQUIRE_BROWSER=1. Screenshots go to tests/artifacts/ (git-ignored)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -128,9 +129,9 @@ def test_explorer_focus_search_listbox_click(tab, site, artifacts):
     assert page.evaluate("atlasMap.drawnIds()") == ["hccl", "hcomm", "shmem"]
     assert page.evaluate("atlasMap.inView('hccl')")
     assert page.text_content("#card h2") == "HCCL"
-    # edge labels only for the selection
-    assert sorted(page.evaluate("atlasMap.edgeLabels()")) == \
-        sorted(page.evaluate("atlasMap.edgesOf('hccl')"))
+    # edge labels only for the selection, and only where they fit (these short arrows carry none)
+    assert set(page.evaluate("atlasMap.edgeLabels()")) <= \
+        set(page.evaluate("atlasMap.edgesOf('hccl')"))
     # clicking a neighbour expands it (its neighbours join)
     click_node(page, "shmem")
     assert page.evaluate("atlasMap.selected()") == "shmem"
@@ -325,11 +326,120 @@ def test_flow_real_atlas(browser, real_site, artifacts, flow, viewport):
         assert all("\u2026" not in f["label"] for f in fits)  # never truncated
         assert page.evaluate("atlasFlow.overlaps()") == []
         assert page.evaluate("atlasFlow.crossings()") == []
+        assert page.evaluate("atlasFlow.outside()") == []
         assert page.evaluate("atlasFlow.inView()")  # the whole flow is drawn at the first view
         no_sideways_scroll(page)
         assert serious_axe(page) == []
         page.screenshot(path=str(artifacts / f"flow-{flow}-{viewport['width']}.png"),
                         full_page=True)
+        t.check_clean()
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_every_flow_edge_inside_the_drawing(browser, real_site, viewport):
+    """Every drawn edge of every flow of the bundled atlas, sampled with vis-network's own
+    getPoint, stays inside the canvas (a long curve that bulges past the page's side is cut),
+    and no edge passes through a box."""
+    flows = sorted(real_site.glob("flow-*.html"))
+    assert len(flows) >= 7
+    t = Page(browser)
+    t.page.set_viewport_size(viewport)
+    try:
+        bad = {}
+        for f in flows:
+            page = t.open(f.as_uri(), "atlasFlow")
+            out = page.evaluate("atlasFlow.outside()")
+            cross = page.evaluate("atlasFlow.crossings()")
+            if out or cross:
+                bad[f.name] = {"outside": out, "crossings": cross}
+        assert bad == {}
+        t.check_clean()
+    finally:
+        t.close()
+
+
+def test_every_focus_fits_the_view_desktop(browser, real_site):
+    """Opening each concept of the bundled atlas at 1440x900: every shown concept's box is inside
+    the canvas, labels stay at least 12 px, no box overlaps and no edge passes through a box."""
+    ids = sorted(p.stem for p in (real_site / "concepts").glob("*.html"))
+    assert len(ids) >= 100
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
+    try:
+        bad = {}
+        for ident in ids:
+            page.evaluate("id => atlasMap.open(id)", ident)
+            r = page.evaluate("""() => ({off: atlasMap.drawnIds().filter(i => !atlasMap.inView(i)),
+                                      px: atlasMap.labelPx(), cross: atlasMap.crossings(),
+                                      over: atlasMap.overlaps()})""")
+            if r["off"] or r["px"] < MIN_LABEL_PX - 1e-6 or r["cross"] or r["over"]:
+                bad[ident] = r
+        assert bad == {}
+        t.check_clean()
+    finally:
+        t.close()
+
+
+LABEL_CHECK = """() => { var b = atlasMap.labelBoxes(), s = atlasMap.canvasSize(), bad = [];
+  for (var i = 0; i < b.length; i++) { var a = b[i];
+    if (a.left < -0.5 || a.top < -0.5 || a.right > s[0] + 0.5 || a.bottom > s[1] + 0.5) bad.push(['clipped', a.id]);
+    for (var j = i + 1; j < b.length; j++) { var c = b[j];
+      if (a.left < c.right && c.left < a.right && a.top < c.bottom && c.top < a.bottom)
+        bad.push(['overlap', a.id, c.id]); } }
+  return {n: b.length, bad: bad}; }"""
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_explorer_edge_labels_apart_and_inside(browser, real_site, viewport):
+    """The edge labels vis-network draws (its own measured label boxes) never overlap one another
+    and none is cut by the canvas's edge, for the seed view and the biggest neighbourhoods."""
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri() + "#concept=hccs",
+                      "atlasMap", viewport)
+    try:
+        shown = 0
+        for ident in ["hccs", "hccl", "ascend-shmem", "dma", "fabric-memory"]:
+            page.evaluate("id => atlasMap.open(id)", ident)
+            r = page.evaluate(LABEL_CHECK)
+            assert r["bad"] == [], ident
+            shown += r["n"]
+        assert shown > 0  # some labels are shown at all
+        page.click("#seed")
+        assert page.evaluate(LABEL_CHECK)["bad"] == []
+        t.check_clean()
+    finally:
+        t.close()
+
+
+CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def bad_breaks(text: str, lines: list[str]) -> list[tuple[str, str]]:
+    """The line breaks that cut a word. A name may break at a space or a line break of its text,
+    after _, -, /, at a CamelCase step or beside a Chinese character."""
+    bad, at = [], 0
+    for x, y in zip(lines, lines[1:]):
+        at = text.index(x.strip(), at) + len(x.strip())
+        if at < len(text) and text[at].isspace():
+            continue
+        a, b = x.rstrip()[-1:], y.lstrip()[:1]
+        if not (a in "_-/" or CJK.match(a) or CJK.match(b) or (a.islower() and b.isupper())):
+            bad.append((x, y))
+    return bad
+
+
+def test_explorer_names_break_between_words(browser, real_site):
+    """No node label is cut inside a word ("Memory-seman|tic", "USE_ASCEND_D|IRECT")."""
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
+    try:
+        bad = []
+        for ident in ["hccs", "hccl", "ascend-shmem", "dma"]:
+            page.evaluate("id => atlasMap.open(id)", ident)
+            for node in page.evaluate("atlasMap.drawnIds()"):
+                lines = page.evaluate("id => atlasMap.labelLines(id)", node)
+                text = page.evaluate("id => atlasMap.labelText(id)", node)
+                bad += [(node, *pair) for pair in bad_breaks(text, lines)]
+        assert bad == []
         t.check_clean()
     finally:
         t.close()

@@ -246,7 +246,7 @@ def explorer_options() -> dict:
                   "widthConstraint": {"minimum": NODE_W, "maximum": NODE_W},
                   "font": {"size": NODE_FONT, "face": FONT, "color": "#1a202c", "multi": False}},
         "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}},
-                  "font": {"size": 13, "face": FONT, "align": "middle", "color": "#1a202c",
+                  "font": {"size": 13, "face": FONT, "align": "horizontal", "color": "#1a202c",
                            "strokeWidth": 4, "strokeColor": "#ffffff"},
                   "width": 1.5, "selectionWidth": 1.5, "hoverWidth": 1.5},
         "groups": groups,

@@ -141,7 +141,18 @@ var AtlasUI = (function () {
   });
   /* edges: [{id, from, to}], pos: id -> {x, y}, boxes: [{id, left, right, top, bottom}]
      (already padded). Returns {smooth: id -> smooth option (false for straight), failed: [ids]} */
-  function route(edges, pos, boxes, pad) {
+  /* The largest overshoot of sampled points beyond bounds {left, right, top, bottom} (0: inside). */
+  function overshoot(pts, bounds) {
+    var worst = 0;
+    for (var i = 0; i < pts.length; i++) {
+      var p = pts[i];
+      worst = Math.max(worst, bounds.left - p.x, p.x - bounds.right, bounds.top - p.y, p.y - bounds.bottom);
+    }
+    return worst;
+  }
+  /* bounds (optional): the drawing's rectangle; a curve that leaves it counts as failing, so a
+     long edge whose every curve bulges past the page's side takes the detour instead. */
+  function route(edges, pos, boxes, pad, bounds) {
     var out = {}, failed = [], used = {};
     var padded = boxes.map(function (b) {
       return { id: b.id, left: b.left - pad, right: b.right + pad, top: b.top - pad, bottom: b.bottom + pad };
@@ -157,7 +168,9 @@ var AtlasUI = (function () {
         /* two relations between one pair take different curves; a reversed pair flips CW/CCW */
         var key = pair + "|" + (c ? (e.from < e.to ? c.type : (c.type === "curvedCW" ? "curvedCCW" : "curvedCW")) + c.roundness : "s");
         if (used[key]) continue;
-        var h = pathHits(curvePoints(a, b, c, 48), padded, skip);
+        var pts = curvePoints(a, b, c, 48);
+        var h = pathHits(pts, padded, skip);
+        if (bounds && c && overshoot(pts, bounds) > 0) h += 1000;
         if (h < bestHits) { best = c; bestHits = h; bestKey = key; }
         if (h === 0) break;
       }
@@ -215,6 +228,23 @@ var AtlasUI = (function () {
     });
     return bad;
   }
+  /* Edges that leave the drawing (for tests): each drawn edge sampled with vis-network's own
+     getPoint, in DOM pixels of the canvas; an edge with a point outside [0, w] x [0, h] (1 px
+     slack) is listed with its worst overshoot. */
+  function outside(network, edgeIds, w, h) {
+    var bad = [];
+    edgeIds.forEach(function (eid) {
+      var e = network.body.edges[eid];
+      if (!e || !e.edgeType) return;
+      var worst = 0;
+      for (var i = 0; i <= 64; i++) {
+        var p = network.canvasToDOM(e.edgeType.getPoint(i / 64));
+        worst = Math.max(worst, -p.x, p.x - w, -p.y, p.y - h);
+      }
+      if (worst > 1) bad.push([eid, Math.round(worst)]);
+    });
+    return bad;
+  }
   /* Box overlaps among the drawn nodes (for tests). */
   function overlaps(network, nodeIds) {
     var bs = nodeIds.map(function (id) { return [id, network.getBoundingBox(id)]; }), out = [];
@@ -224,8 +254,42 @@ var AtlasUI = (function () {
     }
     return out;
   }
-  return { data: data, el: el, add: add, link: link, safeHref: safeHref, bi: bi,
+  /* Names broken only where a reader expects it: each line of text wider than maxW (px in the
+     given canvas font) is cut after a space, "_", "-" or "/", before a CamelCase capital, or
+     between Chinese characters, filling lines greedily. vis-network itself breaks only at
+     spaces and cuts a longer word anywhere ("Memory-seman|tic"); given lines that fit, it
+     keeps them. A single piece wider than maxW stays whole on its own line. */
+  var ruler = null;
+  var CJK = /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/;
+  function pieces(line) {
+    var out = [], cur = "";
+    for (var i = 0; i < line.length; i++) {
+      var c = line[i], p = i ? line[i - 1] : "";
+      var cut = cur && ((/[a-z]/.test(p) && /[A-Z]/.test(c)) || CJK.test(c) || CJK.test(p));
+      if (cut) { out.push(cur); cur = ""; }
+      cur += c;
+      if (/[\s_\-\/]/.test(c)) { out.push(cur); cur = ""; }
+    }
+    if (cur) out.push(cur);
+    return out;
+  }
+  function wrapName(text, maxW, font) {
+    ruler = ruler || document.createElement("canvas").getContext("2d");
+    ruler.font = font;
+    var fits = function (t) { return ruler.measureText(t.replace(/\s+$/, "")).width <= maxW; };
+    return String(text).split("\n").map(function (line) {
+      if (fits(line)) return line;
+      var lines = [], cur = "";
+      pieces(line).forEach(function (pc) {
+        if (!cur || fits(cur + pc)) cur += pc;
+        else { lines.push(cur.replace(/\s+$/, "")); cur = pc; }
+      });
+      if (cur) lines.push(cur.replace(/\s+$/, ""));
+      return lines.join("\n");
+    }).join("\n");
+  }
+  return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi,
            section: section, normalize: normalize, hashParams: hashParams,
            evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
-           crossings: crossings, overlaps: overlaps, chain: chain };
+           crossings: crossings, overlaps: overlaps, outside: outside, chain: chain };
 })();

@@ -72,7 +72,7 @@
     /* first pass: labels and widths, so vis measures every box */
     nodes.clear(); edges.clear();
     nodes.add(D.nodes.map(function (n) {
-      return { id: n.id, label: labelOf(n), title: n.title, color: n.color, x: 0, y: 0,
+      return { id: n.id, label: U.wrapName(labelOf(n), boxW - 2, "bold " + FONT + "px " + D.options.nodes.font.face), title: n.title, color: n.color, x: 0, y: 0,
                widthConstraint: { minimum: boxW, maximum: boxW } };
     }));
     network.redraw();
@@ -111,7 +111,8 @@
       var b = network.getBoundingBox(n.id);
       return { id: n.id, left: b.left, right: b.right, top: b.top, bottom: b.bottom };
     });
-    var rt = U.route(D.edges, pos, boxes, 6);
+    /* curves stay inside the drawing (a few px from its edges), else they go around */
+    var rt = U.route(D.edges, pos, boxes, 6, { left: 4, right: width - 4, top: 4, bottom: contentH - 4 });
     rerouted = rt.failed;
     routed = rt.smooth;
     drawEdges();
@@ -267,6 +268,8 @@
     },
     crossings: function () { return U.crossings(network, D.nodes.map(function (n) { return n.id; }), edges.getIds()); },
     overlaps: function () { return U.overlaps(network, D.nodes.map(function (n) { return n.id; })); },
+    /* drawn edges with a sampled point outside the canvas: [[edge id, overshoot px]] */
+    outside: function () { return U.outside(network, edges.getIds(), container.clientWidth, container.clientHeight); },
     rerouted: function () { return rerouted.slice(); },
     focus: function (id) {
       var p = network.getPositions([id])[id];

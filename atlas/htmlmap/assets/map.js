@@ -168,7 +168,9 @@
   }
   function nodeRecord(id, p) {
     var r = rec[id], c = byId[id];
-    var n = { id: id, label: r.label, title: r.title, group: r.group, x: p.x, y: p.y };
+    /* measured bold (the selected box's label is bold), so a line never outgrows its box */
+    var n = { id: id, label: U.wrapName(r.label, D.meta.nodeW - 2, "bold " + FONT + "px " + D.options.nodes.font.face),
+              title: r.title, group: r.group, x: p.x, y: p.y };
     if (r.color) n.color = r.color;
     if (r.shapeProperties) n.shapeProperties = r.shapeProperties;
     if (!visibleAt(c)) { n.color = GREY; n.font = { color: "#2d3748" }; n.title = r.title + "\nnot yet visible on " + state.asOf; }
@@ -177,7 +179,9 @@
   }
   function draw(refit) {
     var ids = visibleIds();
+    status(ids);  /* the status line can change the header's height: before measuring the canvas */
     var w = container.clientWidth || 800, h = container.clientHeight || 600;
+    laidFor = w + "x" + h;
     nodes.clear(); edges.clear();
     nodes.add(ids.map(function (id) { return nodeRecord(id, { x: 0, y: 0 }); }));
     network.redraw();
@@ -199,13 +203,15 @@
       });
       var rt2 = U.route(ers, L2.pos, boxes, 6);
       if (rt2.failed.length) rt2 = slide(L2, ers, boxes, rt2, hOf);
-      return { L: L2, rt: rt2, fits: Math.min((w - 24) / L2.w, (h - 24) / L2.h) >= MIN_SCALE };
+      /* the detour corridors above and below the boxes count in the height */
+      var extra = rt2.failed.length ? 2 * 18 + 4 * rt2.failed.length : 0;
+      return { L: L2, rt: rt2, fits: Math.min((w - 24) / L2.w, (h - 24) / (L2.h + extra)) >= MIN_SCALE };
     }
     /* gaps: narrower until the set fits at the 12 px scale; when it fits, wider while that lets
        more edges through without a detour */
     var best = attempt(1);
     if (!best.fits) {
-      [0.7, 0.5].some(function (g) { best = attempt(g); return best.fits; });
+      [0.7, 0.5, 0.35, 0.25].some(function (g) { best = attempt(g); return best.fits; });
     } else if (best.rt.failed.length) {
       [1.6, 2.3].some(function (g) {
         var t = attempt(g);
@@ -226,7 +232,7 @@
       top = Math.min(top, L.pos[id].y - hOf[id] / 2); bottom = Math.max(bottom, L.pos[id].y + hOf[id] / 2);
     });
     rt.failed.forEach(function (id) { failed[id] = true; });
-    var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0;
+    var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0, tracks = { up: 0, down: 0 };
     var step = Math.max(0, Math.min(4, (COL_GAP * L.g / 2 - 4) / 2));
     ers.forEach(function (e) {
       e.smooth = rt.smooth[e.id] || false;
@@ -240,7 +246,8 @@
         pts = [{ x: ca, y: a.y }, { x: ca, y: b.y }];
       } else {
         var up = (a.y - top) + (b.y - top) <= (bottom - a.y) + (bottom - b.y);
-        var cy = up ? top - 18 - 6 * track : bottom + 18 + 6 * track;
+        /* one corridor above and one below, each with its own tracks 4 px apart */
+        var cy = up ? top - 18 - 4 * tracks.up++ : bottom + 18 + 4 * tracks.down++;
         pts = [{ x: ca, y: a.y }, { x: ca, y: cy }, { x: cb, y: cy }, { x: cb, y: b.y }];
       }
       track++;
@@ -251,6 +258,7 @@
     rerouted = rt.failed.slice();
     if (waypoints.length) nodes.add(waypoints);
     ers = out;
+    labelled = ers.filter(function (e) { return e.label; }).map(function (e) { return { id: e.id, label: e.label }; });
     edges.add(ers);
     drawn = ids;
     if (state.selected && byId[state.selected] && L.pos[state.selected]) network.selectNodes([state.selected]);
@@ -258,7 +266,7 @@
     status(ids);  /* first: the status line can change the header's height and so the canvas */
     renderShownList(ids);
     network.setSize("100%", "100%");
-    if (refit !== false) fit();
+    if (refit !== false) fit(); else placeLabels();
     renderLaneTitles();
   }
   /* Fit the drawn boxes with a 12 px margin (vis-network's own fit leaves 10 % on each axis);
@@ -281,6 +289,48 @@
     }
     network.moveTo({ position: at, scale: s, animation: false });
     lastFit = s;
+    placeLabels();
+  }
+
+  /* ---- edge labels: only those that fit ----
+     The selected concept's relations want a label (the relation type, drawn level at the
+     middle of the edge). A label is shown only when its box, in order of the relations, clears
+     every box (its own ends too: a short arrow between near boxes carries none), every label
+     already shown, and stays inside the canvas at the view the page set. The relation stays
+     readable in the edge's tooltip and in the card. */
+  var measure = document.createElement("canvas").getContext("2d");
+  var EFONT = D.options.edges.font;
+  function labelBox(eid, text) {
+    var e = network.body.edges[eid];
+    if (!e || !e.edgeType) return null;
+    var c = e.edgeType.getPoint(0.5);
+    measure.font = EFONT.size + "px " + EFONT.face;
+    var w = measure.measureText(text).width + EFONT.strokeWidth + 4, h = EFONT.size + EFONT.strokeWidth + 2;
+    return { left: c.x - w / 2, right: c.x + w / 2, top: c.y - h / 2, bottom: c.y + h / 2 };
+  }
+  function meets(a, b) { return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; }
+  function placeLabels() {
+    if (!labelled.length) return;
+    var boxes = drawn.map(function (id) { return network.getBoundingBox(id); });
+    var cw = container.clientWidth, ch = container.clientHeight, kept = [], upd = [];
+    labelled.forEach(function (l) {
+      var b = labelBox(l.id, l.label), ok = !!b;
+      if (ok) {
+        var tl = network.canvasToDOM({ x: b.left, y: b.top }), br = network.canvasToDOM({ x: b.right, y: b.bottom });
+        ok = tl.x >= 0 && tl.y >= 0 && br.x <= cw && br.y <= ch &&
+          !boxes.some(function (x) { return meets(b, x); }) && !kept.some(function (x) { return meets(b, x); });
+      }
+      if (ok) kept.push(b);
+      var cur = edges.get(l.id);
+      if (!cur || !!cur.label === ok) return;
+      /* vis-network keeps a label an update leaves out: the edge is replaced without it */
+      if (ok) cur.label = l.label; else delete cur.label;
+      upd.push(cur);
+    });
+    if (upd.length) {
+      edges.remove(upd.map(function (e) { return e.id; }));
+      edges.add(upd);
+    }
   }
 
   /* ---- lane titles: HTML above the canvas, following pan and zoom ---- */
@@ -316,10 +366,17 @@
   }
   network.on("afterDrawing", placeLaneTitles);
   /* vis rescales the view when the canvas changes size (the header wraps, fonts load): fit again */
-  var refitTimer = null;
+  var refitTimer = null, laidFor = "", labelled = [];
   network.on("resize", function () {
     clearTimeout(refitTimer);
-    refitTimer = setTimeout(function () { fit(); placeLaneTitles(); }, 50);
+    /* a canvas of another size than the layout was made for: lay out again (the columns per
+       lane depend on it), else fit again */
+    refitTimer = setTimeout(function () {
+      var now = container.clientWidth + "x" + container.clientHeight;
+      if (drawn.length && now !== laidFor) draw(true);
+      else fit();
+      placeLaneTitles();
+    }, 50);
   });
 
   /* ---- hover: the node's own edges stay, the others fade ---- */
@@ -731,6 +788,27 @@
     crossings: function () { return U.crossings(network, drawn, edges.getIds()); },
     overlaps: function () { return U.overlaps(network, drawn); },
     rerouted: function () { return rerouted.slice(); },
+    /* the DOM boxes of the edge labels vis-network drew (its own measured label sizes) */
+    labelBoxes: function () {
+      /* what vis-network holds as each drawn edge's label, not our records */
+      return edges.get().filter(function (e) {
+        var ve = network.body.edges[e.id];
+        return ve && ve.labelModule.elementOptions.label;
+      }).map(function (e) {
+        var s = network.body.edges[e.id].labelModule.size;
+        var tl = network.canvasToDOM({ x: s.left, y: s.top }), br = network.canvasToDOM({ x: s.left + s.width, y: s.top + s.height });
+        return { id: e.rel, label: network.body.edges[e.id].labelModule.elementOptions.label, left: tl.x, top: tl.y, right: br.x, bottom: br.y };
+      });
+    },
+    labelText: function (id) { return rec[id] ? rec[id].label : null; },
+    /* the lines vis-network drew a node's label in */
+    labelLines: function (id) {
+      var nd = network.body.nodes[id];
+      return nd ? (nd.labelModule.lines || []).map(function (l) {
+        return l.blocks.map(function (b) { return b.text; }).join("");
+      }) : [];
+    },
+    canvasSize: function () { return [container.clientWidth, container.clientHeight]; },
     edgeLabels: function () {
       return edges.get().filter(function (e) { return e.label; }).map(function (e) { return e.rel; })
         .filter(function (r, i, a) { return a.indexOf(r) === i; }).sort();
