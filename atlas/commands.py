@@ -242,7 +242,7 @@ def _atlas(data_dir):
     return load_atlas(data_dir)
 
 
-def _searchable(data_dir):
+def searchable(data_dir):
     """(atlas, search index) of the compiled index; the search index is read from the cache."""
     from .index import load_keyed
     from .search import open_index
@@ -327,7 +327,7 @@ def flow(name: str | None = None, lang: str = "en", fmt: str = "text", data_dir=
 
     if name is None:
         return answer(fmt, queries.flows(_atlas(data_dir)), lambda r: render.flows(r, lang))
-    atlas, index = _searchable(data_dir)
+    atlas, index = searchable(data_dir)
     return answer(fmt, queries.flow(atlas, name, index), lambda r: render.flow(r, lang))
 
 
@@ -337,7 +337,7 @@ def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "
 
     if topic is None:
         return answer(fmt, queries.claims(_atlas(data_dir), None, status), lambda r: render.claims(r, lang))
-    atlas, index = _searchable(data_dir)
+    atlas, index = searchable(data_dir)
     rows = queries.claims_topic(atlas, index, topic, status)
     if not rows and fmt != "json":
         return Answer("", f'no claims match "{topic}"' + (f" with status {status}" if status else ""), 1)
@@ -350,7 +350,7 @@ def repo(ident: str | None = None, lang: str = "en", fmt: str = "text", data_dir
 
     if not ident:
         return answer(fmt, queries.repos(_atlas(data_dir)), lambda r: render.repos(r, lang))
-    atlas, index = _searchable(data_dir)
+    atlas, index = searchable(data_dir)
     r = queries.find_repo(atlas, ident)
     if r is None:
         raise _no_repo(atlas, index, ident)

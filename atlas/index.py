@@ -129,13 +129,14 @@ def _check_portable(loaded) -> None:
         if display in unread:
             continue
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            raw = path.read_bytes()
         except OSError:
-            continue
+            continue  # reported by the load itself
+        digest = hashlib.sha256(raw).hexdigest()
         if digest in known:
             passed.add(digest)
             continue
-        problems = portable_problems(path, display)
+        problems = portable_problems(raw.decode("utf-8"), display)  # decodable: else it is unread
         loaded.problems.extend(problems)
         if not problems:
             passed.add(digest)

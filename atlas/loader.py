@@ -818,16 +818,13 @@ def _compose(path: Path, ctx: _Ctx):
     return None
 
 
-def portable_problems(path: Path, display: str) -> list[Problem]:
-    """What in one data file only libyaml can read (empty where libyaml is missing: then the
+def portable_problems(text: str, display: str) -> list[Problem]:
+    """What in one data file's text only libyaml can read (empty where libyaml is missing: then the
     pure-Python reader is the one that reads the atlas anyway)."""
     if _Loader is yaml.SafeLoader:
         return []
     loaded = Loaded(Atlas())
-    try:
-        _check_portable(_Ctx(display, loaded), path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
-        pass  # reported by the load itself
+    _check_portable(_Ctx(display, loaded), text)
     return loaded.problems
 
 

@@ -58,21 +58,21 @@ class AtlasTools:
 
     def __init__(self, data_dir=None):
         self.data_dir = data_dir
-        self._atlas = None
-        self._index = None
+        self._loaded = None
+
+    def _load(self):
+        """(atlas, ranked search index), as `atlas query` reads them from the cache; once."""
+        if self._loaded is None:
+            self._loaded = commands.searchable(self.data_dir)
+        return self._loaded
 
     @property
     def atlas(self):
-        if self._atlas is None:
-            self._atlas, self._index = commands._searchable(self.data_dir)
-        return self._atlas
+        return self._load()[0]
 
     @property
     def index(self):
-        """The ranked search index `atlas query` uses (read from the cache)."""
-        if self._index is None:
-            self._atlas, self._index = commands._searchable(self.data_dir)
-        return self._index
+        return self._load()[1]
 
     def concept(self, term: str):
         return queries.resolve(self.atlas, term)
