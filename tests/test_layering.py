@@ -37,7 +37,6 @@ SIBLINGS = {
     ("index", "search"): "the search index is built with the compiled index, under its key",
     ("search", "cache"): "the search index is a cache file keyed like the compiled index",
     ("cards", "cache"): "the card store is a cache folder keyed like the compiled index",
-    ("cards", "index"): "the card store is derived from the compiled index",
     ("cards", "search"): "a term that names no card is answered by the ranked search",
     ("sparql", "rdf"): "the embedded store loads the RDF export",
     ("sparql", "render"): "SPARQL results print as render.table",
