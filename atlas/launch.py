@@ -85,7 +85,8 @@ def _fast_sparql(argv: list[str]):
 
 
 def _fast_query(argv: list[str]):
-    """`atlas query WORDS [--lang L] [--format F] [--data D]`: a card, the ranked hits or a miss."""
+    """`atlas query WORDS [--lang L] [--format F] [--data D] [--as-of DAY]`: a card, the ranked hits or
+    a miss."""
     from .commands import FAST, show
 
     parsed = parse(argv[1:], FAST["query"], words=True)
@@ -94,7 +95,7 @@ def _fast_query(argv: list[str]):
     opts, words = parsed
     if not words or any(":" in w for w in words):
         return None  # no words (usage), or a filter: the full CLI handles it
-    return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"])
+    return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"], opts["as_of"])
 
 
 def _fast(argv: list[str]):

@@ -52,7 +52,6 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
     refs: list[Ref] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
-    timeline_loc: Location | None = None
     data_dir: Path | None = None
     display_dir: str = "data"  # the data folder as locations name it
 
@@ -890,7 +889,6 @@ def _read_timeline(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
     sightings, harvests, _ = parse_timeline(ctx, root)
     reading.atlas.sightings.extend(sightings)
     reading.atlas.harvests.extend(harvests)
-    reading.loaded.timeline_loc = Location(ctx.file)
 
 
 def _list_of(kind: str, key: str, parse):

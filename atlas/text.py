@@ -31,6 +31,11 @@ def day(value: str) -> str | None:
         return None
 
 
+def not_a_day(value: object) -> str:
+    """The one wording for a day that does not parse (options, MCP arguments)."""
+    return f"{value!r} is not a day (use YYYY-MM-DD)"
+
+
 def width(text: str) -> int:
     """Terminal columns taken by text: East Asian wide and full-width characters take two."""
     total = 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas import queries
+from atlas import queries, resolve, views
 from atlas.errors import AtlasError, NoMatch
 
 
@@ -22,12 +22,12 @@ from atlas.errors import AtlasError, NoMatch
     ("Symmetric Library S", "lib-s"),
 ])
 def test_resolution(mini_atlas, term, expected):
-    assert queries.resolve(mini_atlas, term).id == expected
+    assert resolve.concept(mini_atlas, term).id == expected
 
 
 def test_ambiguous_prefix_gives_suggestions(mini_atlas):
     with pytest.raises(NoMatch) as info:
-        queries.resolve(mini_atlas, "lib")
+        resolve.concept(mini_atlas, "lib")
     assert isinstance(info.value, AtlasError) and info.value.term == "lib"
     assert {s["id"] for s in info.value.rows} >= {"lib-c", "lib-s"}
 
@@ -36,12 +36,12 @@ def test_ambiguous_prefix_gives_suggestions(mini_atlas):
 
 def test_chinese_miss_suggests(mini_atlas):
     with pytest.raises(AtlasError) as info:
-        queries.resolve(mini_atlas, "总线甲")
+        resolve.concept(mini_atlas, "总线甲")
     assert "bus-x" in [s["id"] for s in info.value.rows]
 
 
 def test_card_groups_relations_both_directions(mini_atlas):
-    card = queries.card(mini_atlas, mini_atlas.concept("bus-x"))
+    card = views.card(mini_atlas, mini_atlas.concept("bus-x"))
     groups = {g["relation"]: [c["id"] for c in g["concepts"]] for g in card["relations"]}
     assert groups == {"used-by": ["lib-c"], "carries": ["engine-u"], "alternative-to": ["net-y"]}
     assert card["claims"][0]["id"] == "not-layers"
@@ -49,9 +49,9 @@ def test_card_groups_relations_both_directions(mini_atlas):
 
 
 def test_as_of_marks(mini_atlas):
-    assert queries.card(mini_atlas, mini_atlas.concept("bus-x"), "2024-12-31")["as_of"]["visible"] is False
-    assert queries.card(mini_atlas, mini_atlas.concept("bus-x"), "2025-01-02")["as_of"]["visible"] is True
-    assert queries.card(mini_atlas, mini_atlas.concept("net-y"), "2025-01-02")["as_of"]["visible"] is None
+    assert views.card(mini_atlas, mini_atlas.concept("bus-x"), "2024-12-31")["as_of"]["visible"] is False
+    assert views.card(mini_atlas, mini_atlas.concept("bus-x"), "2025-01-02")["as_of"]["visible"] is True
+    assert views.card(mini_atlas, mini_atlas.concept("net-y"), "2025-01-02")["as_of"]["visible"] is None
 
 
 @pytest.mark.parametrize("args, ids", [
@@ -118,6 +118,6 @@ def test_claims(mini_atlas):
 
 def test_ambiguous_prefix_says_so_and_lists_the_owners_first(mini_atlas):
     with pytest.raises(AtlasError) as info:
-        queries.resolve(mini_atlas, "lib")
+        resolve.concept(mini_atlas, "lib")
     assert "ambiguous" in info.value.message
     assert [s["id"] for s in info.value.rows][:3] == ["lib-c", "lib-n", "lib-s"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import AtlasError, Location, Problem
 from ..model import DEFAULT_CUTOFF, Atlas, F, Probe, Record, RepoHarvest, Sighting, utc_day
 from ..paths import repos_root as default_repos_root
-from ..text import day
+from ..text import day, not_a_day
 from . import locate
 from .lock import DataLock
 from .report import RefreshReport, RepoRow
@@ -26,7 +26,7 @@ def parse_cutoff(text: str, where: str = "--cutoff") -> date:
     text = str(text)
     parsed = day(text)
     if parsed is None:
-        raise AtlasError(f"not a date: {text!r} (want a day of the calendar, YYYY-MM-DD)", Location(where))
+        raise AtlasError(not_a_day(text), Location(where))
     return date.fromisoformat(parsed)
 
 
@@ -822,10 +822,6 @@ class _RepoJob:
             self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) read without "
                                      "their missing blobs")
         return None, []
-
-
-def _copy(rec, **changes):
-    return type(rec)(**({n: getattr(rec, n) for n in rec._fields} | changes))
 
 
 def _code(exc: AtlasError) -> str:
