@@ -13,7 +13,7 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "vocab", "paths", "output"]),
+    ("base", ["errors", "text", "vocab", "paths", "output", "lockfile"]),
     ("model", ["model"]),
     ("read", ["walk", "loader", "checks"]),
     ("store", ["cache", "search", "index"]),
@@ -26,6 +26,8 @@ LAYERS = [
 # Edges inside one layer, each with its reason. Everything else in a layer is independent.
 SIBLINGS = {
     ("checks", "loader"): "cross-record checks run on the loader's result",
+    ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
+    ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
     ("index", "cache"): "the compiled index is stored through the cache module",
     ("index", "search"): "the search index is built with the compiled index, under its key",
