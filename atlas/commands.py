@@ -200,11 +200,12 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     from . import render
     from .harvest import stamp
     from .index import load_keyed
-    from .paths import data_dir as resolve_data_dir, repos_root
+    from .paths import work_folders
 
-    d = resolve_data_dir(data_dir)
+    folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
+    d = folders.data
     load, key = load_keyed(d, lazy=True)
-    args = (key, repos_root(repos_dir, d), cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
+    args = (key, folders.repos, cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
     report = None if (clone or fetch_missing) else stamp.check(d, *args)  # nothing changed since the last no-op?
     if report is None and only_unchanged:
         return None
@@ -213,12 +214,26 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
 
         atlas = load()
         with _clones_stopped_on_signals(clone):
-            report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
+            report = run(atlas, d, repos_root=folders.repos, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
                          concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
                          fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings),
                          clone_timeout=clone_timeout)
         stamp.remember(d, *args, atlas, report)
-    return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
+    plain = dict(report.to_plain(), folders=folders_plain(folders))
+    done = answer(fmt, plain, lambda _o: render.refresh_table(report) + "\n" + folders_line(folders), report.exit_code)
+    return done._replace(err=terminal_safe(folders.note)) if folders.note else done
+
+
+def folders_plain(folders) -> dict:
+    """The folders a command used, for its JSON: `{data, repos, origin}`."""
+    return {"data": str(folders.data), "repos": str(folders.repos), "origin": folders.origin}
+
+
+def folders_line(folders) -> str:
+    """The summary line naming the folders a command used and why those."""
+    from .paths import describe
+
+    return f"data: {describe(folders.data, folders.origin)}; clones: {folders.repos}"
 
 
 def _clones_stopped_on_signals(clone: bool):

@@ -25,7 +25,10 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
       atlas validate
       atlas validate --data tests/fixtures/mini --no-shacl
     """
-    loaded = run_validate(data_dir)
+    from ..paths import choose_data, describe
+
+    chosen = choose_data(data_dir)
+    loaded = run_validate(chosen.path)
     problems = list(loaded.problems)
     if not no_shacl and not loaded.errors:
         try:
@@ -37,7 +40,7 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
     errors = [p for p in problems if p.is_error]
     warnings = [p for p in problems if not p.is_error]
     if fmt == "json":
-        emit_json({"errors": len(errors), "warnings": len(warnings), "problems": [
+        emit_json({"errors": len(errors), "warnings": len(warnings), "data": str(chosen.path), "problems": [
             {"file": p.location.file, "line": p.location.line, "col": p.location.col,
              "level": p.level, "code": p.code, "message": p.message, "hint": p.hint}
             for p in problems]})
@@ -50,5 +53,6 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s){where}; "
                    f"{len(a.concepts)} concepts, {len(a.claims)} claims, {len(a.flows)} flows, "
                    f"{len(a.repositories)} repositories, {len(a.sightings)} sightings")
+        click.echo(terminal_safe(f"data: {describe(*chosen)}"))
     if errors or (fail_on_warnings and warnings):
         sys.exit(1)

@@ -7,6 +7,7 @@ import sys
 import click
 
 from .. import queries, render
+from ..output import terminal_safe
 
 from .common import common_options, emit, fail, finish, get_atlas, table_option
 
@@ -214,20 +215,24 @@ def verify(repos_dir, data_dir, fmt):
       atlas verify
       ATLAS_REPOS=/path/to/clones atlas verify --format json
     """
+    from ..commands import folders_line, folders_plain
     from ..harvest.verify import verify as run
-    from ..paths import repos_root
+    from ..paths import work_folders
 
-    d = _data(data_dir)
-    atlas = get_atlas(d)
-    report = run(atlas, repos_root=repos_root(repos_dir, d))
+    folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
+    atlas = get_atlas(folders.data)
+    report = run(atlas, repos_root=folders.repos)
 
     def render(_o):
         lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows
                  if r.status != "ok"]
         counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
         lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
+        lines.append(folders_line(folders))
         return "\n".join(lines)
 
-    emit(fmt, report.to_plain(), render)
+    if folders.note:
+        click.echo(terminal_safe(folders.note), err=True)
+    emit(fmt, dict(report.to_plain(), folders=folders_plain(folders)), render)
     if report.exit_code:
         fail(report.exit_code)

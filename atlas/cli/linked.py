@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import AtlasError, Location
+from ..output import terminal_safe
 from ..paths import data_dir as resolve_data_dir
 from .common import data_option
 
@@ -23,6 +24,22 @@ def run_sparql(text, path, endpoint, results, data_dir, limits=None):
         except (OSError, UnicodeDecodeError) as exc:
             raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
     finish(sparql_query(text, results, data_dir, endpoint, where, limits))
+
+
+def _output_file(output: str) -> str:
+    """`-o FILE` made absolute against the working directory. Its folder must exist: like `cp` or a
+    shell redirection, export creates no folders, so a mistyped path fails here instead of leaving a
+    new tree of folders behind."""
+    import os
+
+    path = os.path.abspath(output)
+    folder = os.path.dirname(path)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise AtlasError(f"cannot write the export: {folder} is not a folder", Location(output))
+    if not os.path.isdir(folder):
+        raise AtlasError(f"cannot write the export: the folder {folder} does not exist; export creates no "
+                         "folders", Location(output), hint=f"create it first (mkdir -p {folder}), or write elsewhere")
+    return path
 
 
 @click.command()
@@ -50,6 +67,8 @@ def export(fmt, output, to_endpoint, graph, data_dir):
     from ..index import load_atlas
     from ..rdf import build_graph, serialize
 
+    if output:
+        output = _output_file(output)
     if to_endpoint:
         from ..sparql import check_url
 
@@ -69,7 +88,7 @@ def export(fmt, output, to_endpoint, graph, data_dir):
         try:
             atomic_write(output, text)
         except OSError as exc:
-            raise AtlasError(f"cannot write the export: {exc}", Location(output)) from None
-        click.echo(f"wrote {len(g)} triples to {output}", err=True)
+            raise AtlasError(f"cannot write the export: {exc.strerror or exc}", Location(output)) from None
+        click.echo(terminal_safe(f"wrote {len(g)} triples to {output}"), err=True)
     else:
         sys.stdout.write(text)

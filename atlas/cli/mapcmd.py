@@ -6,8 +6,6 @@ import click
 from .common import data_option, day_callback, get_atlas
 
 
-
-
 @click.command("map")
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), default="site",
               show_default=True,
@@ -34,9 +32,15 @@ def map_(out_dir, as_of, force, data_dir):
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01
     """
-    from ..htmlmap import build_site
+    import os
 
-    atlas = get_atlas(data_dir)
+    from ..htmlmap import build_site
+    from ..output import terminal_safe
+    from ..paths import choose_data, describe
+
+    out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
+    chosen = choose_data(data_dir)
+    atlas = get_atlas(chosen.path)
     paths = build_site(atlas, out_dir, as_of=as_of, force=force)
-    click.echo(f"wrote {len(paths)} page{'s' if len(paths) != 1 else ''} to {str(out_dir).rstrip('/')}/ "
-               f"(open {paths[0]})")
+    click.echo(terminal_safe(f"wrote {len(paths)} page{'s' if len(paths) != 1 else ''} to {out_dir.rstrip('/')}/ "
+                             f"(open {paths[0]})\ndata: {describe(*chosen)}"))
