@@ -69,9 +69,12 @@ class FileLock:
                              hint=self.create_hint) from None
 
     def _mark(self) -> None:
-        os.ftruncate(self.fd, 0)
-        os.lseek(self.fd, 0, os.SEEK_SET)
-        os.write(self.fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(self.fd, 0)
+            os.lseek(self.fd, 0, os.SEEK_SET)
+            os.write(self.fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            pass  # a full disk: the pid only serves the message another writer gets
 
     def __enter__(self) -> "FileLock":
         self.fd = self._open()
