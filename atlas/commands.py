@@ -62,7 +62,8 @@ class Option(NamedTuple):
 
 OPTIONS = {o.dest: o for o in (
     Option(("--data",), "data_dir", None, None, None,
-           "Data directory (default: $ATLAS_DATA, else the bundled atlas).", folder=True),
+           "Data directory (default: $ATLAS_DATA, else the checkout's data/, else the user data directory's "
+           "or the bundled atlas; see the README's Folders).", folder=True),
     Option(("--format",), "fmt", ("text", "json"), "text", None,
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
@@ -77,7 +78,7 @@ OPTIONS = {o.dest: o for o in (
            "Result-size limit of an embedded SPARQL query, in rows or triples (default: 100000).",
            number=int, bounds=(1, None)),
     Option(("--repos",), "repos_dir", None, None, None,
-           "Root of the local clones (default: $ATLAS_REPOS, else repos/).", folder=True),
+           "Root of the local clones (default: $ATLAS_REPOS, else repos/ beside the data folder).", folder=True),
 )}
 
 # The options each launcher hot path reads; any other word that starts with "-" goes to click.

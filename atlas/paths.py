@@ -25,8 +25,7 @@ from typing import NamedTuple
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT = "ascend-atlas"
 SEED_MARK = ".seeded-from"  # in a seeded data folder: where it was copied from and that data's digest
-_PROJECT_NAME = re.compile(r"""^\s*name\s*=\s*["']ascend-atlas["']\s*(#.*)?$""", re.M)
-_TABLE = re.compile(r"^\s*\[", re.M)
+_PROJECT_NAME = r"""^\s*name\s*=\s*["']ascend-atlas["']\s*(#.*)?$"""  # compiled only when a pyproject is read
 
 
 def _absolute(path: str | os.PathLike) -> Path:
@@ -46,8 +45,8 @@ def _names_project(pyproject: Path) -> bool:
     if at < 0:
         return False
     body = text[at + len("[project]"):]
-    end = _TABLE.search(body)
-    return bool(_PROJECT_NAME.search(body[: end.start()] if end else body))
+    end = re.search(r"^\s*\[", body, re.M)
+    return bool(re.search(_PROJECT_NAME, body[: end.start()] if end else body, re.M))
 
 
 def checkout(start: str | os.PathLike | None = None) -> Path | None:
