@@ -325,7 +325,6 @@ def test_concurrent_maps_into_one_folder_wait_and_leave_a_true_manifest(tmp_path
     cache = tmp_path / "cache"
     for data in (MINI, other):  # warm the caches: the runs below spend their time writing
         assert _map(tmp_path / "warm", data, cache, "--force").wait(120) == 0
-    waited = 0
     for trial in range(3):
         out = tmp_path / f"site{trial}"
         runs = [_map(out, MINI if i % 2 else other, cache) for i in range(4)]
@@ -333,6 +332,30 @@ def test_concurrent_maps_into_one_folder_wait_and_leave_a_true_manifest(tmp_path
             code = run.wait(180)
             err = run.stderr.read()
             assert code == 0 and "Traceback" not in err, err
-            waited += "waiting: another `atlas map` is writing into" in err
         assert _agrees(out) == [], trial
-    assert waited  # the lock was met at least once in twelve runs
+
+
+def test_a_map_waits_for_the_one_writing_and_says_so(tmp_path):
+    """Another process holds the folder's lock: `atlas map` says it waits, writes nothing meanwhile,
+    and finishes once the lock is released."""
+    import textwrap
+
+    out = tmp_path / "site"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from atlas.lockfile import FolderLock
+        with FolderLock({str(out)!r}, "held", ".atlas-map.lock"):
+            print("locked", flush=True)
+            sys.stdin.read()
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    run = _map(out, MINI, tmp_path / "cache")
+    line = run.stderr.readline()
+    assert line.startswith(f"waiting: another `atlas map` is writing into {out}"), line
+    assert os.listdir(out) == [] and run.poll() is None
+    holder.stdin.close()
+    assert holder.wait(30) == 0
+    assert run.wait(120) == 0, run.stderr.read()
+    assert _agrees(out) == [] and (out / "index.html").is_file()
