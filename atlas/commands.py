@@ -67,7 +67,8 @@ class Option(NamedTuple):
 
 OPTIONS = {o.dest: o for o in (
     Option(("--data",), "data_dir", None, None, None,
-           "Data directory (default: $ATLAS_DATA, else the bundled atlas).", folder=True),
+           "Data directory (default: $ATLAS_DATA, else the checkout's data/, else the user data directory's "
+           "or the bundled atlas; see the README's Folders).", folder=True),
     Option(("--format",), "fmt", ("text", "json"), "text", None,
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
@@ -82,7 +83,7 @@ OPTIONS = {o.dest: o for o in (
            "Result-size limit of an embedded SPARQL query, in rows or triples (default: 100000).",
            number=int, bounds=(1, None)),
     Option(("--repos",), "repos_dir", None, None, None,
-           "Root of the local clones (default: $ATLAS_REPOS, else repos/).", folder=True),
+           "Root of the local clones (default: $ATLAS_REPOS, else repos/ beside the data folder).", folder=True),
     Option(("--as-of",), "as_of", None, None, None,
            "Show the atlas as visible on DATE (YYYY-MM-DD, a UTC day).", "DATE", day=True),
 )}
@@ -214,11 +215,12 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     from . import render
     from .harvest import stamp
     from .index import load_keyed
-    from .paths import data_dir as resolve_data_dir, repos_root
+    from .paths import work_folders
 
-    d = resolve_data_dir(data_dir)
+    folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
+    d = folders.data
     load, key = load_keyed(d, lazy=True)
-    args = (key, repos_root(repos_dir, d), cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
+    args = (key, folders.repos, cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
     report = None if (clone or fetch_missing) else stamp.check(d, *args)  # nothing changed since the last no-op?
     if report is None and only_unchanged:
         return None
@@ -227,12 +229,26 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
 
         atlas = load()
         with _clones_stopped_on_signals(clone):
-            report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
+            report = run(atlas, d, repos_root=folders.repos, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
                          concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
                          fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings),
                          clone_timeout=clone_timeout)
         stamp.remember(d, *args, atlas, report)
-    return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
+    plain = dict(report.to_plain(), folders=folders_plain(folders))
+    done = answer(fmt, plain, lambda _o: render.refresh_table(report) + "\n" + folders_line(folders), report.exit_code)
+    return done._replace(err=terminal_safe(folders.note)) if folders.note else done
+
+
+def folders_plain(folders) -> dict:
+    """The folders a command used, for its JSON: `{data, repos, origin}`."""
+    return {"data": str(folders.data), "repos": str(folders.repos), "origin": folders.origin}
+
+
+def folders_line(folders) -> str:
+    """The summary line naming the folders a command used and why those."""
+    from .paths import describe
+
+    return f"data: {describe(folders.data, folders.origin)}; clones: {folders.repos}"
 
 
 def _clones_stopped_on_signals(clone: bool):
@@ -400,8 +416,10 @@ def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warni
     with `fail_on_warnings`)."""
     from . import render
     from .index import validate as run
+    from .paths import choose_data, describe
 
-    loaded = run(data_dir)
+    chosen = choose_data(data_dir)
+    loaded = run(chosen.path)
     problems = list(loaded.problems)
     if shacl and not loaded.errors:
         try:
@@ -411,11 +429,12 @@ def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warni
         if shacl_problems is not None:
             problems.extend(shacl_problems(loaded))
     errors = sum(1 for p in problems if p.is_error)
-    value = {"errors": errors, "warnings": len(problems) - errors, "problems": [
+    value = {"errors": errors, "warnings": len(problems) - errors, "data": str(chosen.path), "problems": [
         {"file": p.location.file, "line": p.location.line, "col": p.location.col,
          "level": p.level, "code": p.code, "message": p.message, "hint": p.hint} for p in problems]}
     code = 1 if errors or (fail_on_warnings and problems) else 0
-    return answer(fmt, value, lambda _v: render.validation(problems, loaded.atlas), code)
+    summary = terminal_safe(f"data: {describe(*chosen)}")
+    return answer(fmt, value, lambda _v: render.validation(problems, loaded.atlas) + "\n" + summary, code)
 
 
 def timeline(term: str | None = None, repo_ids=(), as_of: str | None = None, fmt: str = "text",
@@ -448,21 +467,28 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     """`atlas verify`: every evidence pin against the local clones; exit 1 if one is broken."""
     from . import render
     from .harvest.verify import verify as run
-    from .paths import data_dir as resolve_data_dir, repos_root
+    from .paths import work_folders
 
-    d = resolve_data_dir(data_dir)
-    report = run(_atlas(d), repos_root=repos_root(repos_dir, d))
-    return answer(fmt, report.to_plain(), lambda _v: render.verify(report), report.exit_code)
+    folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
+    report = run(_atlas(folders.data), repos_root=folders.repos)
+    value = dict(report.to_plain(), folders=folders_plain(folders))
+    done = answer(fmt, value, lambda _v: render.verify(report) + "\n" + folders_line(folders), report.exit_code)
+    return done._replace(err=terminal_safe(folders.note)) if folders.note else done
 
 
 def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None) -> Answer:
     """`atlas map`: write the site; the answer names the folder and the first page."""
-    from .htmlmap import build_site
+    import os
 
-    paths = build_site(_atlas(data_dir), out_dir, as_of=as_of, force=force)
+    from .htmlmap import build_site
+    from .paths import choose_data, describe
+
+    out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
+    chosen = choose_data(data_dir)
+    paths = build_site(_atlas(chosen.path), out_dir, as_of=as_of, force=force)
     plural = "s" if len(paths) != 1 else ""
-    return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {str(out_dir).rstrip('/')}/ "
-                                f"(open {paths[0]})"))
+    return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {out_dir.rstrip('/')}/ (open {paths[0]})\n"
+                                f"data: {describe(*chosen)}"))
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
@@ -472,6 +498,8 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
     from .opened import Opened
     from .rdf import build_graph, serialize
 
+    if output:
+        output = _output_file(output)
     if to_endpoint:
         from .sparql import check_url
 
@@ -491,5 +519,23 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
     try:
         atomic_write(output, text)
     except OSError as exc:
-        raise AtlasError(f"cannot write the export: {exc}", Location(str(output))) from None
+        raise AtlasError(f"cannot write the export: {exc.strerror or exc}", Location(str(output))) from None
     return Answer("", terminal_safe(f"wrote {len(g)} triples to {output}"))
+
+
+def _output_file(output: str) -> str:
+    """`-o FILE` made absolute against the working directory. Its folder must exist: like `cp` or a
+    shell redirection, export creates no folders, so a mistyped path fails here instead of leaving a
+    new tree of folders behind."""
+    import os
+
+    from .errors import AtlasError, Location
+
+    path = os.path.abspath(output)
+    folder = os.path.dirname(path)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise AtlasError(f"cannot write the export: {folder} is not a folder", Location(output))
+    if not os.path.isdir(folder):
+        raise AtlasError(f"cannot write the export: the folder {folder} does not exist; export creates no "
+                         "folders", Location(output), hint=f"create it first (mkdir -p {folder}), or write elsewhere")
+    return path

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import AtlasError, Location, Problem
 from .model import (
     CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
@@ -790,9 +791,12 @@ def _check_values(ctx: _Ctx, root) -> None:
 
 def _compose(path: Path, ctx: _Ctx):
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, DATA_FILE, "data file")
     except OSError as exc:
         ctx.error(Location(ctx.file), "unreadable", f"cannot read file: {exc.strerror or exc}")
+        return None
+    except TooLarge as exc:
+        ctx.error(Location(ctx.file), "too-large", exc.message, exc.hint)
         return None
     try:
         text = raw.decode("utf-8")

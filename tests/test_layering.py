@@ -13,7 +13,7 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "tokens", "vocab", "paths", "output"]),
+    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded"]),
     ("model", ["model"]),
     ("view", ["views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks"]),
@@ -32,6 +32,11 @@ SIBLINGS = {
     ("queries", "views"): "the lists and walks are made of the views of single records",
     ("queries", "resolve"): "filters and flows name records the way every face does",
     ("checks", "loader"): "cross-record checks run on the loader's result",
+    ("paths", "seed"): "outside a checkout, refresh and verify work in the user's copy of the data, made by seed",
+    ("seed", "errors"): "a copy that cannot be made is an AtlasError naming the folder",
+    ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
+    ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
+    ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
     ("index", "cache"): "the compiled index is stored through the cache module",
     ("index", "search"): "the search index is built with the compiled index, under its key",

@@ -117,7 +117,7 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, clone_timeout, allo
               help="Account for every listed repository instead: harvested, or why not (no public "
                    "git URL, not cloned here, corrupt, pull-request ref, no probes).")
 @table_option("repos_dir", help="Root of the local clones for --repos-report (default: $ATLAS_REPOS, else "
-                                "repos/).")
+                                "repos/ beside the data folder).")
 @common_options
 def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
     """When each probe first became visible, oldest first (date, repository, concept, short sha,
