@@ -46,7 +46,7 @@ CLAIM_STATUSES = ("confirmed", "refuted", "hypothesis", "placeholder", "open")
 EDGE_TYPES = ("data", "sync", "control", "order")
 REPO_STATUSES = ("active", "mirror", "archived", "migrated", "unavailable")
 PRECISIONS = ("exact", "on-or-before", "unknown")  # unknown: not found, missing blobs could hold it
-METHODS = ("term", "path")
+METHODS = ("term", "path")  # probe methods; each is a module of atlas/harvest/methods
 LANGS = ("en", "zh")
 
 DEFAULT_CUTOFF = "2026-08-26"
@@ -187,18 +187,13 @@ class Relation(Record):
 
 
 class Probe(Record):
+    """What to look for in a repository's history: `value` by `method` (one of METHODS; the data
+    write it as the key, `term: HcclInit` or `path: include/hccl`)."""
+
     repo: str
-    term: str = ""
-    path: str = ""
+    method: str = "term"
+    value: str = ""
     loc: Location | None = None
-
-    @property
-    def method(self) -> str:
-        return "term" if self.term else "path"
-
-    @property
-    def value(self) -> str:
-        return self.term or self.path
 
     @property
     def key(self) -> tuple[str, str, str]:
