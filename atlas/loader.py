@@ -343,23 +343,24 @@ def _relation(ctx: _Ctx, node, owner: str) -> Relation | None:
 
 
 def _probe(ctx: _Ctx, node) -> Probe | None:
-    f = _fields(ctx, node, "a probe", ("repo", "term", "path"), ("repo",))
+    f = _fields(ctx, node, "a probe", ("repo", *METHODS), ("repo",))
     if f is None or "repo" not in f:
         return None
     repo = _str(ctx, f["repo"], "probe repo")
     if repo is None:
         return None
     ctx.ref("repo", repo, f["repo"], "probe repository")
-    if ("term" in f) == ("path" in f):
-        ctx.error(node, "bad-probe", "a probe needs exactly one of term or path")
+    methods = [m for m in METHODS if m in f]
+    if len(methods) != 1:
+        ctx.error(node, "bad-probe", "a probe needs exactly one of " + " or ".join(METHODS))
         return None
-    value = _str(ctx, f.get("term") or f.get("path"), "probe term/path")
+    method = methods[0]
+    value = _str(ctx, f[method], f"probe {method}")
     if not value:
         return None
-    if "path" in f:
+    if method == "path":  # a folder is written with or without its trailing slash
         value = value.strip("/")
-        return Probe(repo, path=value, loc=ctx.loc(node))
-    return Probe(repo, term=value, loc=ctx.loc(node))
+    return Probe(repo, method, value, loc=ctx.loc(node))
 
 
 _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
