@@ -170,6 +170,7 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> dict:
         "history": history(atlas, c.id),
         "first_visible": first_visible(atlas, c.id),
         "repositories": card_repositories(atlas, c),
+        "undated": undated(atlas, c),
         "defined_at": str(c.loc) if c.loc else "",
     }
     if as_of:
@@ -455,6 +456,7 @@ def flow(atlas: Atlas, ident: str, index=None) -> dict:
         "evidence": [evidence_plain(e) for e in f.evidence],
         "steps": [{"id": s.id, "label": _t(s.label), "actor": s.actor, "concepts": list(s.concepts),
                    "source": evidence_plain(s.source) if s.source else None,
+                   "test_plans": step_test_plans(atlas, f.id, s.id),
                    "after": [{"from": e.source, "type": e.type, "label": e.label}
                              for e in f.edges if e.target == s.id]}
                   for s in f.ordered_steps()],
@@ -462,12 +464,39 @@ def flow(atlas: Atlas, ident: str, index=None) -> dict:
     }
 
 
+def test_plan(cl) -> dict | None:
+    """A claim's test plan as plain data (None when it has none)."""
+    plan = cl.test_plan
+    if plan is None:
+        return None
+    return {"order": plan.order, "step": plan.step, "where": [evidence_plain(e) for e in plan.where],
+            "measure": _t(plan.measure), "confirm": _t(plan.confirm), "refute": _t(plan.refute)}
+
+
+def step_test_plans(atlas: Atlas, flow_id: str, step_id: str) -> list[dict]:
+    """The claims whose test plan instruments this flow step, in decision order."""
+    key = f"{flow_id}/{step_id}"
+    plans = [(cl.test_plan.order, cl.id) for cl in atlas.claims if cl.test_plan and cl.test_plan.step == key]
+    return [{"claim": cid, "order": order} for order, cid in sorted(plans)]
+
+
+def undated(atlas: Atlas, c: Concept) -> dict | None:
+    """Why no sighting dates the concept (None when one does): a reason of UNDATED_REASONS,
+    the repositories concerned and the data's note."""
+    why = atlas.why_undated(c.id)
+    if why is None:
+        return None
+    note = c.undated.note if c.undated else Text()
+    return {"reason": why[0], "repos": why[1], "note": _t(note)}
+
+
 def claims(atlas: Atlas, c: Concept | None = None, status: str | None = None) -> list[dict]:
     if status:
         _check_choice(status, CLAIM_STATUSES, "claim status")
     chosen = atlas.claims_about(c.id) if c else atlas.claims
     return [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement), "about": cl.about,
-             "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence]}
+             "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence],
+             "test_plan": test_plan(cl)}
             for cl in chosen if not status or cl.status == status]
 
 
@@ -544,7 +573,7 @@ def claims_topic(atlas: Atlas, index, topic: str, status: str | None = None) -> 
         scored = [t for t in scored if -t[0] >= floor]
     return [{"id": cl.id, "status": cl.status, "statement": _t(cl.statement), "about": cl.about,
              "note": _t(cl.note), "evidence": [evidence_plain(e) for e in cl.evidence],
-             "score": round(-neg, 4)} for neg, _, cl in scored]
+             "test_plan": test_plan(cl), "score": round(-neg, 4)} for neg, _, cl in scored]
 
 
 def find_flow(atlas: Atlas, name: str):

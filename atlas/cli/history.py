@@ -176,16 +176,19 @@ def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
 
 
 def _repos_report(atlas, d, repos_dir, repo_ids, fmt):
-    from ..harvest import account_repositories
+    from ..harvest import account_repositories, account_undated
     from ..paths import repos_root
 
     accounts = account_repositories(atlas, repos_root(repos_dir, d))
+    undated = account_undated(atlas, accounts)
     if repo_ids:
         accounts = [a for a in accounts if a.repo in repo_ids]
+        undated = [u for u in undated if set(u.repos) & set(repo_ids)]
     counts: dict[str, int] = {}
     for a in accounts:
         counts[a.state] = counts.get(a.state, 0) + 1
-    plain = {"counts": counts, "repositories": [a.to_plain() for a in accounts]}
+    plain = {"counts": counts, "repositories": [a.to_plain() for a in accounts],
+             "undated": [u.to_plain() for u in undated]}
 
     def text(_o):
         rows = [[a.repo, a.state, str(a.probes), str(a.found), str(a.not_found), str(a.unknown),
@@ -196,9 +199,22 @@ def _repos_report(atlas, d, repos_dir, repo_ids, fmt):
         out += [f"- {a.repo}: {a.reason}" for a in accounts if a.reason]
         out.append("")
         out.append(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
+        out += _undated_lines(undated)
         return "\n".join(out)
 
     emit(fmt, plain, text)
+
+
+def _undated_lines(undated) -> list[str]:
+    """The concepts no sighting dates, each with its reason, the state of the repositories that
+    hold it and the data's note."""
+    if not undated:
+        return []
+    out = ["", f"Undated concepts ({len(undated)}): no sighting dates them"]
+    for u in undated:
+        where = f" [{u.detail}]" if u.detail else (f" [{', '.join(u.repos)}]" if u.repos else "")
+        out.append(f"- {u.concept}: {u.reason}{where}" + (f": {u.note['en']}" if u.note.get("en") else ""))
+    return out
 
 
 @click.command()
