@@ -214,10 +214,10 @@ def _listed(questions: set[str]) -> str:
 
 
 def check_test_plans(loaded: Loaded) -> None:
-    """A hypothesis needs a test plan; a plan's step must be a step of a flow; no two plans share
-    a place in the decision order."""
+    """A hypothesis needs a test plan; a plan's step must be a step of a flow; no two plans of the
+    same flow (or two plans without a step) share a place in the decision order."""
     atlas = loaded.atlas
-    seen: dict[int, str] = {}
+    seen: dict[tuple[str, int], str] = {}
     for claim in atlas.claims:
         plan = claim.test_plan
         if plan is None:
@@ -228,11 +228,12 @@ def check_test_plans(loaded: Loaded) -> None:
                          "refute} (docs/schema.md, Claim)")
             continue
         _check_plan_step(loaded, claim.id, plan)
-        if plan.order and plan.order in seen:
+        key = (plan.flow_step[0], plan.order)
+        if plan.order and key in seen:
             _problem(loaded, plan.loc, "error", "duplicate-order",
-                     f'the test plans of claims "{seen[plan.order]}" and "{claim.id}" both have '
-                     f"decision order {plan.order}")
-        seen.setdefault(plan.order, claim.id)
+                     f'the test plans of claims "{seen[key]}" and "{claim.id}" both have '
+                     f"decision order {plan.order}" + (f" in flow {key[0]}" if key[0] else ""))
+        seen.setdefault(key, claim.id)
 
 
 def _check_plan_step(loaded: Loaded, cid: str, plan) -> None:
