@@ -456,7 +456,7 @@ def flow(atlas: Atlas, ident: str, index=None) -> dict:
         "evidence": [evidence_plain(e) for e in f.evidence],
         "steps": [{"id": s.id, "label": _t(s.label), "actor": s.actor, "concepts": list(s.concepts),
                    "source": evidence_plain(s.source) if s.source else None,
-                   "test_plans": step_test_plans(atlas, f.id, s.id),
+                   "note": _t(s.note), "test_plans": step_test_plans(atlas, f.id, s.id),
                    "after": [{"from": e.source, "type": e.type, "label": e.label}
                              for e in f.edges if e.target == s.id]}
                   for s in f.ordered_steps()],

@@ -401,6 +401,8 @@ def flow(f: dict, lang: str = "en") -> str:
         lines.extend("    " + x for x in wrap(pick(s["label"], lang), w))
         if s["concepts"]:
             lines.append("    concepts: " + ", ".join(s["concepts"]))
+        if pick(s.get("note") or {}, lang):
+            lines.extend(hang(pick(s["note"], lang), w + 2, "    note: ", "      "))
         if s["source"]:
             lines.append(f"    source: {s['source']['source']} ({s['source']['confidence']})")
         for t in s.get("test_plans", []):
