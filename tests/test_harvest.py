@@ -806,7 +806,7 @@ def test_repos_report_lists_the_undated_concepts_with_their_reason(tmp_path, min
     assert set(undated) == {"board-a", "core-v", "engine-u", "lib-n", "lib-s", "net-y"}  # all but the dated
     assert undated["board-a"]["reason"] == "no-public-repository" and undated["board-a"]["repos"] == []
     assert undated["lib-s"]["reason"] == "not-harvested" and undated["lib-s"]["repos"] == ["example/shmem"]
-    assert undated["lib-s"]["detail"].startswith("example/shmem: not-cloned")
+    assert undated["lib-s"]["detail"] == "example/shmem: not-cloned"
     assert undated["engine-u"]["reason"] == "not-harvested"  # a probe in a repository never harvested
     assert undated["net-y"]["note"]["zh"] == "一种网络：没有公开仓库包含它。"
     text = CliRunner().invoke(cli, args).output

@@ -121,8 +121,8 @@ def _state(rid, repo, acc, root, mapping, harvest, check_objects) -> tuple[str, 
 
 
 class UndatedAccount(Record):
-    """A concept that no sighting dates, and why (see `Atlas.why_undated`); `detail` says, per
-    repository concerned, what the accounts found (e.g. no local clone)."""
+    """A concept that no sighting dates, and why (see `Atlas.why_undated`); `detail` gives, per
+    repository concerned, its state in the accounts (e.g. not-cloned; the reason is on its row)."""
 
     concept: str
     reason: str
@@ -144,8 +144,7 @@ def account_undated(atlas: Atlas, accounts: list[RepoAccount]) -> list[UndatedAc
         if why is None:
             continue
         reason, repos = why
-        detail = "; ".join(f"{r}: {states[r].state}" + (f" ({states[r].reason})" if states[r].reason else "")
-                           for r in repos if r in states)
+        detail = "; ".join(f"{r}: {states[r].state}" for r in repos if r in states)
         note = c.undated.note if c.undated else None
         out.append(UndatedAccount(c.id, reason, list(repos), detail,
                                   {"en": note.en, "zh": note.zh} if note else {"en": "", "zh": ""}))
