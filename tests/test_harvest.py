@@ -788,3 +788,26 @@ def test_timeline_repos_report_names_every_listed_repository(tmp_path):
     text = CliRunner().invoke(cli, ["timeline", "--repos-report", "--repos", str(empty),
                                     "--data", str(ROOT / "data")])
     assert "not-cloned" in text.output and "repository" in text.output
+
+
+def test_repos_report_lists_the_undated_concepts_with_their_reason(tmp_path, mini):
+    import json
+
+    from click.testing import CliRunner
+
+    from atlas.cli import cli
+
+    empty = tmp_path / "clones"
+    empty.mkdir()
+    args = ["timeline", "--repos-report", "--repos", str(empty), "--data", str(mini)]
+    res = CliRunner().invoke(cli, args + ["--format", "json"])
+    assert res.exit_code == 0, res.output
+    undated = {u["concept"]: u for u in json.loads(res.output)["undated"]}
+    assert set(undated) == {"board-a", "core-v", "engine-u", "lib-n", "lib-s", "net-y"}  # all but the dated
+    assert undated["board-a"]["reason"] == "no-public-repository" and undated["board-a"]["repos"] == []
+    assert undated["lib-s"]["reason"] == "not-harvested" and undated["lib-s"]["repos"] == ["example/shmem"]
+    assert undated["lib-s"]["detail"] == "example/shmem: not-cloned"
+    assert undated["engine-u"]["reason"] == "not-harvested"  # a probe in a repository never harvested
+    assert undated["net-y"]["note"]["zh"] == "一种网络：没有公开仓库包含它。"
+    text = CliRunner().invoke(cli, args).output
+    assert "Undated concepts (6)" in text and "- board-a: no-public-repository: A test board" in text
