@@ -116,20 +116,23 @@ def read(file: Path):
         return None
 
 
-def write(file: Path, value) -> bool:
-    """Cache `value` in `file` (atomically); False when the cache cannot be written."""
+def write(file: Path, value, sync: bool = True) -> bool:
+    """Cache `value` in `file` (atomically); False when the cache cannot be written. `sync=False`
+    skips the fsync, for many small entries that are cheap to recompute (a parse per blob): after a
+    crash such an entry may read as damaged, which is a miss."""
     try:
-        atomic_write(file, marshal.dumps(value))
+        atomic_write(file, marshal.dumps(value), sync=sync)
         return True
     except (OSError, ValueError):
         return False  # a read-only cache, or a value marshal cannot hold: only costs speed
 
 
-def atomic_write(target, data: bytes | str, encoding: str = "utf-8") -> None:
+def atomic_write(target, data: bytes | str, encoding: str = "utf-8", sync: bool = True) -> None:
     """Replace `target` by `data` all at once: readers see the old file or the new one, never a
-    part. The bytes go to a temporary file in the same folder, are flushed and fsync'ed, and the
-    file is renamed over the target. A replaced file keeps its permission bits; a new one gets the
-    usual ones (0666 less the umask). The temporary file is removed whatever goes wrong."""
+    part. The bytes go to a temporary file in the same folder, are flushed and fsync'ed (unless
+    `sync=False`), and the file is renamed over the target. A replaced file keeps its permission
+    bits; a new one gets the usual ones (0666 less the umask). The temporary file is removed
+    whatever goes wrong."""
     target = Path(target)
     if isinstance(data, str):
         data = data.encode(encoding)
@@ -144,7 +147,8 @@ def atomic_write(target, data: bytes | str, encoding: str = "utf-8") -> None:
                 pass
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:
