@@ -207,10 +207,10 @@ class RepoJob:
 
     def _search(self, commit: str, family: str, names: set[str], hop: int) -> list[SourceFile]:
         """The new files of `commit` that define any of `names`."""
-        specs = [f"*{ext}" for ext in SOURCE_EXTENSIONS[family]]
+        specs = [f":(icase)*{ext}" for ext in SOURCE_EXTENSIONS[family]]
         why = "searched for " + ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
         if self.strategy == "tree":
-            candidates = self._tree(commit, specs)
+            candidates = self._tree(commit, family)
         else:
             candidates = self._grep(commit, sorted(names), specs, why)
         fresh = [(commit, p, oid) for p, oid in candidates if (commit, p) not in self.files]
@@ -236,10 +236,10 @@ class RepoJob:
             store.save_search(self.repo, commit, names, specs, found)
         return found
 
-    def _tree(self, commit: str, specs: list[str]) -> list[tuple[str, str]]:
-        key = (commit, specs[0])
+    def _tree(self, commit: str, family: str) -> list[tuple[str, str]]:
+        key = (commit, family)
         if key not in self._trees:
-            self._trees[key] = self.git.list_files(commit, specs)
+            self._trees[key] = self.git.list_files(commit, tuple(SOURCE_EXTENSIONS[family]))
         return self._trees[key]
 
 

@@ -102,17 +102,19 @@ class GitReader:
                 return kind, oid
         return None
 
-    def list_files(self, commit: str, pathspecs: list[str]) -> list[tuple[str, str]]:
-        """(path, blob oid) of every file of `commit` that matches the pathspecs (`git ls-tree -r`)."""
-        status, out, err = self.run("ls-tree", "-r", "-z", "--full-tree", commit, "--", *pathspecs)
+    def list_files(self, commit: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(path, blob oid) of every file of `commit` whose name ends with one of `suffixes`
+        (`git ls-tree -r`, whose paths are literal: the suffixes are matched here)."""
+        status, out, err = self.run("ls-tree", "-r", "-z", "--full-tree", commit)
         if status:
             raise AtlasError(f"cannot list the tree of {commit[:12]}: {_first_line(err)}", Location(self.name))
         rows = []
         for entry in out.split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             parts = meta.split(b" ")
-            if len(parts) == 3 and parts[1] == b"blob":
-                rows.append((name.decode("utf-8", "surrogateescape"), parts[2].decode()))
+            path = name.decode("utf-8", "surrogateescape")
+            if len(parts) == 3 and parts[1] == b"blob" and path.lower().endswith(suffixes):
+                rows.append((path, parts[2].decode()))
         return rows
 
     def grep_words(self, commit: str, words: list[str], pathspecs: list[str]) -> tuple[list[str], dict[str, str]]:

@@ -21,7 +21,7 @@ keywords used as names); `.py` is Python. What counts:
   `self`/`cls` and not counted, unless the method is a `@staticmethod`;
 - a call belongs to the innermost function around it; calls outside every function (a global
   initialiser) and inside macro bodies are not call sites; a call through an expression that has no
-  name (`(*fp)(x)`, `f()()`) is not recorded;
+  name (`(*fp)(x)`, `f()()`) is not recorded, nor are C++'s named casts (`static_cast<T>(x)`);
 - a macro is every `#define`; a function-like one records its parameter count and `...`.
 
 Ascend C and CUDA put qualifiers the grammar does not know before and inside declarations
@@ -43,6 +43,7 @@ _QUALIFIERS = re.compile(
     rb"\b(?:__aicore__|__gm__|__ubuf__|__global__|__simt_vf__|__simt_callee__|__device__|__host__"
     rb"|__forceinline__|__inline__|__noinline__|__restrict__|__cbuf__|__ca__|__cb__|__cc__|__fbuf__)\b"
     rb"|\b(?:LAUNCH_BOUND|__launch_bounds__)\s*\([^()\n]*\)")
+_CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}  # operators, not calls
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _SPACE = re.compile(r"\s+")
 
@@ -279,7 +280,9 @@ class _C:
         if target is None or target.type not in cls._NAMES | {"template_method"}:
             return None
         parts = _plain_name(_text(target))
-        return _call_record(target, parts, len(_named(args)) if args is not None else 0, callee) if parts else None
+        if not parts or (len(parts) == 1 and parts[0] in _CASTS):
+            return None
+        return _call_record(target, parts, len(_named(args)) if args is not None else 0, callee)
 
 
 class _Python:
