@@ -283,14 +283,3 @@ def test_where_agrees_with_its_definition(case):
                                                      if below and c.pin.start == min(below)}
         assert pl.function is None and not pl.indexed
 
-
-def test_parsing_in_worker_processes_gives_the_same_index(tmp_path, monkeypatch):
-    from atlas.code import build
-
-    atlas, root, _c1, _c2 = _fixture_atlas(tmp_path)
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache-serial"))
-    serial = index_atlas(atlas, root)
-    monkeypatch.setattr(build, "POOL_MIN", 1)
-    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache-pool"))
-    pooled = index_atlas(atlas, root)
-    assert pooled.files == serial.files and pooled.links == serial.links

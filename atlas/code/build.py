@@ -18,8 +18,6 @@ search could not read: a call whose name is not found while such blobs exist is 
 """
 from __future__ import annotations
 
-import multiprocessing
-import os
 from typing import NamedTuple
 
 from ..errors import AtlasError
@@ -168,15 +166,12 @@ class RepoJob:
             else:
                 parsed[(commit, path)] = value
         blobs = self.git.contents(sorted({oid for _c, _p, oid in todo}))
-        readable: list[tuple[str, str, str, bytes]] = []
         for commit, path, oid in todo:
             data = blobs.get(oid)
             if data is None:
                 self.missing.append(MissingBlob(self.repo, commit, path, oid, why))
-            else:
-                readable.append((commit, path, oid, data))
-        values = parse_many([(data, language_of(path)) for _c, path, _o, data in readable])
-        for (commit, path, oid, _d), value in zip(readable, values):
+                continue
+            value = parse(data, language_of(path))
             store.save(oid, language_of(path), value)
             parsed[(commit, path)] = value
         return [self._file(commit, path, oid, parsed[(commit, path)], hop)
@@ -246,25 +241,6 @@ class RepoJob:
         if key not in self._trees:
             self._trees[key] = self.git.list_files(commit, tuple(SOURCE_EXTENSIONS[family]))
         return self._trees[key]
-
-
-POOL_MIN = 48  # below this many blobs, starting worker processes costs more than it saves
-
-
-def parse_many(items: list[tuple[bytes, str]]) -> list[dict]:
-    """`parse` of each (data, language), in order: in worker processes (one per core, at most four)
-    when there are many and the machine has more than one core."""
-    workers = min(os.cpu_count() or 1, 4)
-    if len(items) < POOL_MIN or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [parse(data, language) for data, language in items]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(_parse_item, items, chunksize=8))
-
-
-def _parse_item(item: tuple[bytes, str]) -> dict:
-    return parse(*item)
 
 
 def _defines(value: dict, names: set[str]) -> bool:
