@@ -283,3 +283,18 @@ def test_where_agrees_with_its_definition(case):
                                                      if below and c.pin.start == min(below)}
         assert pl.function is None and not pl.indexed
 
+
+
+def test_a_clone_missing_a_tree_fails_alone(tmp_path):
+    bad = Repo(tmp_path / "repos", "o/bad")
+    c_bad = bad.commit({"src/x.c": "int x(void) { return 1; }\n"}, d(1))
+    bad.object_file(bad.git("rev-parse", f"{c_bad}:src")).unlink()  # the tree of src/
+    good = Repo(tmp_path / "repos", "o/good")
+    c_good = good.commit({"y.c": "int y(void) { return 2; }\n"}, d(1))
+    atlas = Atlas(claims=[Claim("x", Text("s", "s"), "confirmed", evidence=[
+        Evidence(pin=Pin("o/bad", c_bad, "src/x.c", 1, 1)), Evidence(pin=Pin("o/good", c_good, "y.c", 1, 1))])])
+    index = index_atlas(atlas, tmp_path / "repos")
+    assert [f.path for f in index.files] == ["y.c"]
+    [u] = index.unindexed
+    assert (u.repo, u.path) == ("o/bad", "src/x.c") and u.reason.startswith("cannot read the clone (")
+    assert "cannot read the tree of " + c_bad[:12] in u.reason

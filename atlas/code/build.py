@@ -79,7 +79,12 @@ def index_atlas(atlas: Atlas, repos_root=None, hops: int = 1, strategy: str = "g
                                 for t, pinned in sorted(by_repo[rid].items()) if pinned]
             continue
         job = RepoJob(rid, clone, strategy)
-        job.run(by_repo[rid], hops)
+        try:
+            job.run(by_repo[rid], hops)
+        except AtlasError as exc:  # a corrupt clone (a missing tree or commit object) fails alone
+            index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"cannot read the clone ({clone.path}): "
+                                          f"{exc.message}") for t, pinned in sorted(by_repo[rid].items()) if pinned]
+            continue
         index.files.extend(job.files.values())
         index.missing.extend(_unique(job.missing))
         index.unindexed.extend(job.unindexed)

@@ -94,7 +94,10 @@ class GitReader:
     def tree_entry(self, commit: str, path: str) -> tuple[str, str] | None:
         """(type, oid) of `path` in the tree of `commit`, read from trees only (so a missing blob
         is still named); None when the path is not there."""
-        status, out, _err = self.run("ls-tree", "-z", "--full-tree", commit, "--", path)
+        status, out, err = self.run("ls-tree", "-z", "--full-tree", commit, "--", path)
+        if status:
+            raise AtlasError(f"cannot read the tree of {commit[:12]} (a tree object is missing?): "
+                             f"{_first_line(err)}", Location(self.name))
         for entry in out.split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             if name.decode("utf-8", "surrogateescape") == path:
