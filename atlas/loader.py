@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import AtlasError, Location, Problem
 from .model import (
     CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
@@ -52,7 +53,6 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
     refs: list[Ref] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
-    timeline_loc: Location | None = None
     data_dir: Path | None = None
     display_dir: str = "data"  # the data folder as locations name it
 
@@ -343,23 +343,24 @@ def _relation(ctx: _Ctx, node, owner: str) -> Relation | None:
 
 
 def _probe(ctx: _Ctx, node) -> Probe | None:
-    f = _fields(ctx, node, "a probe", ("repo", "term", "path"), ("repo",))
+    f = _fields(ctx, node, "a probe", ("repo", *METHODS), ("repo",))
     if f is None or "repo" not in f:
         return None
     repo = _str(ctx, f["repo"], "probe repo")
     if repo is None:
         return None
     ctx.ref("repo", repo, f["repo"], "probe repository")
-    if ("term" in f) == ("path" in f):
-        ctx.error(node, "bad-probe", "a probe needs exactly one of term or path")
+    methods = [m for m in METHODS if m in f]
+    if len(methods) != 1:
+        ctx.error(node, "bad-probe", "a probe needs exactly one of " + " or ".join(METHODS))
         return None
-    value = _str(ctx, f.get("term") or f.get("path"), "probe term/path")
+    method = methods[0]
+    value = _str(ctx, f[method], f"probe {method}")
     if not value:
         return None
-    if "path" in f:
+    if method == "path":  # a folder is written with or without its trailing slash
         value = value.strip("/")
-        return Probe(repo, path=value, loc=ctx.loc(node))
-    return Probe(repo, term=value, loc=ctx.loc(node))
+    return Probe(repo, method, value, loc=ctx.loc(node))
 
 
 _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
@@ -791,9 +792,12 @@ def _check_values(ctx: _Ctx, root) -> None:
 
 def _compose(path: Path, ctx: _Ctx):
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, DATA_FILE, "data file")
     except OSError as exc:
         ctx.error(Location(ctx.file), "unreadable", f"cannot read file: {exc.strerror or exc}")
+        return None
+    except TooLarge as exc:
+        ctx.error(Location(ctx.file), "too-large", exc.message, exc.hint)
         return None
     try:
         text = raw.decode("utf-8")
@@ -890,7 +894,6 @@ def _read_timeline(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
     sightings, harvests, _ = parse_timeline(ctx, root)
     reading.atlas.sightings.extend(sightings)
     reading.atlas.harvests.extend(harvests)
-    reading.loaded.timeline_loc = Location(ctx.file)
 
 
 def _list_of(kind: str, key: str, parse):

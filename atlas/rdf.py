@@ -23,7 +23,6 @@ ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 CONCEPT = Namespace(BASE + "id/concept/")
 DOAP = Namespace("http://usefulinc.com/ns/doap#")
-GRAPH_IRI = BASE + "graph"
 SCHEME_IRI = URIRef(SCHEME)
 SCHEME_TITLE = Text(en="Ascend communication atlas", zh="昇腾通信图谱")
 SCHEME_DESCRIPTION = Text(

@@ -221,7 +221,7 @@ def test_without_clones_every_pinned_file_is_reported(tmp_path):
     (tmp_path / "repos").mkdir()
     atlas = Atlas(claims=[Claim("x", Text("s", "s"), "confirmed", evidence=[
         Evidence(pin=Pin("o/none", "a" * 40, "x.c", 1, 2))])],
-        concepts=[Concept("p", "api", Text("P", "P"), probes=[Probe("o/none", path="src/x.c")])],
+        concepts=[Concept("p", "api", Text("P", "P"), probes=[Probe("o/none", "path", "src/x.c")])],
         harvests=[RepoHarvest("o/none", "b" * 40, "main", "2026-08-26", "b" * 40, "2026-08-26T00:00:00Z")])
     index = index_atlas(atlas, tmp_path / "repos")
     assert index.files == [] and [u.path for u in index.unindexed] == ["x.c"]  # a probe path is not a pin
@@ -231,8 +231,8 @@ def test_without_clones_every_pinned_file_is_reported(tmp_path):
 def test_a_path_probe_is_indexed_at_the_harvested_head(tmp_path):
     r = Repo(tmp_path / "repos", "o/p")
     c = r.commit({"src/x.c": "int x(void) { return 1; }\n", "src/y.c": "int y(void) { return x(); }\n"}, d(1))
-    atlas = Atlas(concepts=[Concept("p", "api", Text("P", "P"), probes=[Probe("o/p", path="src/x.c"),
-                                                                         Probe("o/p", path="src")])],
+    atlas = Atlas(concepts=[Concept("p", "api", Text("P", "P"), probes=[Probe("o/p", "path", "src/x.c"),
+                                                                         Probe("o/p", "path", "src")])],
                   harvests=[RepoHarvest("o/p", c, "main", "2026-08-26", c, "2026-08-26T00:00:00Z")])
     index = index_atlas(atlas, tmp_path / "repos")
     assert [(f.path, f.commit) for f in index.files] == [("src/x.c", c)] and not index.unindexed

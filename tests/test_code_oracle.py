@@ -349,7 +349,7 @@ def build(root: Path, files: list[FileSpec]) -> tuple[str, dict[str, Writer]]:
 def atlas_for(commit: str, seeds: list[str]) -> Atlas:
     evidence = [Evidence(pin=Pin(REPO, commit, p, 1, 1)) for p in seeds]
     return Atlas(
-        concepts=[Concept("ext-probe", "api", Text("E", "E"), probes=[Probe(REPO, term="ext_put")]),
+        concepts=[Concept("ext-probe", "api", Text("E", "E"), probes=[Probe(REPO, "term", "ext_put")]),
                   Concept("fake-shmem", "library", Text("F", "F"), aliases={"en": ["aclshmem_fake"]})],
         claims=[Claim("c", Text("s", "s"), "confirmed", evidence=evidence)])
 

@@ -51,8 +51,8 @@ def named_files(atlas: Atlas) -> dict[Target, bool]:
     for c in atlas.concepts:
         for probe in c.probes:
             head = heads.get(probe.repo)
-            if probe.path and head:
-                out.setdefault(Target(probe.repo, head, probe.path.strip("/")), False)
+            if probe.method == "path" and probe.value and head:
+                out.setdefault(Target(probe.repo, head, probe.value.strip("/")), False)
     return out
 
 

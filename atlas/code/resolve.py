@@ -27,7 +27,7 @@ def concept_names(atlas: Atlas) -> dict[str, list[str]]:
     """Identifier -> the concepts whose probe terms, names or aliases are exactly it."""
     out: dict[str, set[str]] = {}
     for c in atlas.concepts:
-        for name in {p.term for p in c.probes if p.term} | set(c.all_names()):
+        for name in {p.value for p in c.probes if p.method == "term" and p.value} | set(c.all_names()):
             out.setdefault(name.strip(), set()).add(c.id)
     return {k: sorted(v) for k, v in out.items()}
 
