@@ -15,7 +15,8 @@ is checked first (`atlas.jsonrpc`): a malformed message that the SDK would drop 
 JSON-RPC error reply.
 
 `AtlasTools` holds the tool logic and knows nothing of MCP; `build_server` wires it into the SDK
-(the optional `mcp` extra), which is imported only here.
+(the optional `mcp` extra, imported only here and in `atlas.mcpstdio`), with the output schemas of
+`atlas.mcpshapes`.
 """
 
 import json
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from . import commands, markdown, paging, queries, views
 from .errors import AtlasError, Location, NoMatch
-from .mcpshapes import SHAPES, output_schema
+from .mcpshapes import tool_schema
 from .output import to_json
 from .text import day, not_a_day
 
@@ -84,17 +85,21 @@ class AtlasTools:
     take the `cursor` of the page before and return one page."""
 
     def __init__(self, data_dir=None):
+        import threading
+
         self.data_dir = data_dir
         self._opened = None
+        self._opening = threading.Lock()  # the tools run in worker threads
 
     @property
     def opened(self):
         """The atlas, opened once (as `atlas query` reads it from the cache)."""
-        if self._opened is None:
-            from .opened import Opened
+        with self._opening:
+            if self._opened is None:
+                from .opened import Opened
 
-            self._opened = Opened(self.data_dir)
-        return self._opened
+                self._opened = Opened(self.data_dir)
+            return self._opened
 
     @property
     def atlas(self):
@@ -329,7 +334,7 @@ def _tool(name: str, fn):
     hints = ToolAnnotations(title=TITLES[name], read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
     tool = Tool.from_function(fn, name=name, title=TITLES[name], annotations=hints, structured_output=False)
-    tool.fn_metadata.output_schema = output_schema(SHAPES[name])  # published; the answers are made to it
+    tool.fn_metadata.output_schema = tool_schema(name)  # published; the answers are made to it
     return tool
 
 

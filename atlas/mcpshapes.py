@@ -154,6 +154,13 @@ SHAPES: dict[str, Any] = {
 }
 
 
+def tool_schema(tool: str) -> dict:
+    """The output schema of one tool (a union of shapes is titled after the tool)."""
+    schema = output_schema(SHAPES[tool])
+    schema.setdefault("title", tool.capitalize() + "Answer")
+    return schema
+
+
 def output_schema(shape: Any) -> dict:
     """The JSON Schema of an answer shape, derived by pydantic from its TypedDict, so that a field
     added to a view is in the schema with no edit here. A bilingual {en, zh} object may hold one

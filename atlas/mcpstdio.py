@@ -103,7 +103,7 @@ async def _forward(answers, write_stream) -> None:
 
 async def serve_stdio(server) -> None:
     """What the SDK's `MCPServer.run("stdio")` does, with the checked reader in place of its own."""
-    answers_in, answers_out = anyio.create_memory_object_stream(64)
+    answers_in, answers_out = anyio.create_memory_object_stream[SessionMessage](64)
     async with stdio_server(stdin=Wire(answers_in)) as (read_stream, write_stream):  # type: ignore[arg-type]
         low = server._lowlevel_server  # the SDK's run_stdio_async serves this same object
         async with anyio.create_task_group() as tg:

@@ -572,3 +572,33 @@ def test_a_search_answers_at_once_while_six_slow_sparql_queries_run(tmp_path):
     assert len(out["slow"]) == 6
     for seconds, is_error, text in out["slow"]:
         assert is_error and "time limit" in text, text  # each stopped at its own deadline, none crashed
+
+
+@pytest.mark.parametrize("cache", ["writable", "unwritable"])
+def test_each_thread_searches_over_a_connection_of_its_own(tmp_path, monkeypatch, cache):
+    """The opened atlas, used from several threads at once: every thread gets its own SQLite
+    connection (to the index file, or to a copy of the index kept in memory when the cache cannot
+    be written), and every thread finds what one thread finds."""
+    from atlas.opened import Opened
+
+    if cache == "unwritable":
+        (tmp_path / "a-file").write_text("")
+        monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "a-file" / "cache"))
+    else:
+        monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "cache"))
+    opened = Opened(DATA)
+    expected = opened.index.search("direct drive", limit=5)
+    found, barrier = {}, threading.Barrier(6)
+
+    def search(i):
+        barrier.wait()
+        index = opened.index
+        found[i] = (id(index.con), [index.search("direct drive", limit=5) for _ in range(20)])
+
+    threads = [threading.Thread(target=search, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({con for con, _ in found.values()} | {id(opened.index.con)}) == 7
+    assert all(hits == expected for _, runs in found.values() for hits in runs)
