@@ -13,7 +13,8 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded"]),
+    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
+              "jsonrpc"]),
     ("model", ["model"]),
     ("view", ["views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks"]),
@@ -21,7 +22,7 @@ LAYERS = [
     ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
     ("open", ["opened"]),
     ("commands", ["commands"]),
-    ("fronts", ["cli.*", "mcpserver"]),
+    ("fronts", ["cli.*", "mcpserver", "mcpshapes", "mcpstdio"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
@@ -35,6 +36,7 @@ SIBLINGS = {
     ("paths", "seed"): "outside a checkout, refresh and verify work in the user's copy of the data, made by seed",
     ("seed", "errors"): "a copy that cannot be made is an AtlasError naming the folder",
     ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
+    ("paging", "errors"): "a cursor that does not continue its call is an AtlasError naming the argument",
     ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
     ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
@@ -48,6 +50,8 @@ SIBLINGS = {
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
+    ("mcpserver", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
+    ("mcpserver", "mcpstdio"): "the server is served on stdio with every line checked",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }
