@@ -367,3 +367,40 @@ def _no_repo(atlas, index, ident: str):
     message = f'several repositories are named "{ident}"' if len(named) > 1 else f'no repository "{ident}"'
     return AtlasError(message, Location("repo"),
                       ("closest: " + ", ".join(close[:5])) if close else "run `atlas repo` to list them")
+
+
+def validate_problems(data_dir=None, shacl: bool = True):
+    """`atlas validate`'s findings: (the loaded data, every problem). The YAML stage (files, fields,
+    cross-record checks) reports what it finds; the SHACL stage then runs over whatever loaded, also
+    when the YAML stage found errors, and its violations follow."""
+    from .index import validate as load_and_check
+
+    loaded = load_and_check(data_dir)
+    problems = list(loaded.problems)
+    if shacl:
+        from .shacl import shacl_problems
+
+        problems.extend(shacl_problems(loaded))
+    return loaded, problems
+
+
+def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warnings: bool = False) -> Answer:
+    """`atlas validate`: every problem as file:line:col (or JSON); exit 1 on errors (or warnings with
+    `fail_on_warnings`)."""
+    loaded, problems = validate_problems(data_dir, shacl)
+    errors = [p for p in problems if p.is_error]
+    warnings = [p for p in problems if not p.is_error]
+    code = 1 if errors or (fail_on_warnings and warnings) else 0
+    if fmt == "json":
+        return Answer(to_json({"errors": len(errors), "warnings": len(warnings), "problems": [
+            {"file": p.location.file, "line": p.location.line, "col": p.location.col,
+             "level": p.level, "code": p.code, "message": p.message, "hint": p.hint}
+            for p in problems]}), "", code)
+    files = len({p.location.file for p in problems})
+    where = f" in {files} file(s)" if files else ""
+    a = loaded.atlas
+    lines = [str(p) for p in problems]
+    lines.append(f"{len(errors)} error(s), {len(warnings)} warning(s){where}; "
+                 f"{len(a.concepts)} concepts, {len(a.claims)} claims, {len(a.flows)} flows, "
+                 f"{len(a.repositories)} repositories, {len(a.sightings)} sightings")
+    return Answer(terminal_safe("\n".join(lines)), "", code)
