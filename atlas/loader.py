@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import AtlasError, Location, Problem
 from .model import (
     CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
@@ -53,7 +54,6 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
     refs: list[Ref] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
-    timeline_loc: Location | None = None
     data_dir: Path | None = None
     display_dir: str = "data"  # the data folder as locations name it
     unread: set[str] = field(default_factory=set)  # files (as locations name them) that could not be read
@@ -375,22 +375,22 @@ def _relation_type(ctx: _Ctx, node) -> tuple[str, bool] | None:
 
 
 def _probe(ctx: _Ctx, node) -> Probe | None:
-    f = _fields(ctx, node, "a probe", ("repo", "term", "path"), ("repo",))
+    f = _fields(ctx, node, "a probe", ("repo", *METHODS), ("repo",))
     if f is None:
         return None
     repo = _str(ctx, f["repo"], "probe repo") if "repo" in f else None
     if repo is not None:
         ctx.ref("repo", repo, f["repo"], "probe repository")
-    if ("term" in f) == ("path" in f):
-        ctx.error(node, "bad-probe", "a probe needs exactly one of term or path")
-    values = [_str(ctx, f[key], "probe term/path") for key in ("term", "path") if key in f]
-    value = values[0] if len(values) == 1 else None
+    methods = [m for m in METHODS if m in f]
+    if len(methods) != 1:
+        ctx.error(node, "bad-probe", "a probe needs exactly one of " + " or ".join(METHODS))
+    values = [_str(ctx, f[m], f"probe {m}") for m in methods]  # each checked, also when there are two
+    method, value = (methods[0], values[0]) if len(methods) == 1 else ("", None)
     if not value or repo is None:
         return None
-    if "path" in f:
+    if method == "path":  # a folder is written with or without its trailing slash
         value = value.strip("/")
-        return Probe(repo, path=value, loc=ctx.loc(node))
-    return Probe(repo, term=value, loc=ctx.loc(node))
+    return Probe(repo, method, value, loc=ctx.loc(node))
 
 
 _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
@@ -918,13 +918,16 @@ def _alias_over_limit(ctx: _Ctx, text: str) -> Location:
 
 def _compose(path: Path, ctx: _Ctx):
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, DATA_FILE, "data file")
     except FileNotFoundError:
         ctx.warning(Location(ctx.file), "vanished", "the file disappeared while the data folder was read; "
                     "skipped")
         return None
     except OSError as exc:
         ctx.error(Location(ctx.file), "unreadable", f"cannot read file: {exc.strerror or exc}")
+        return None
+    except TooLarge as exc:
+        ctx.error(Location(ctx.file), "too-large", exc.message, exc.hint)
         return None
     try:
         text = raw.decode("utf-8")
@@ -1047,7 +1050,6 @@ def _read_timeline(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
     sightings, harvests, _ = parse_timeline(ctx, root)
     reading.atlas.sightings.extend(sightings)
     reading.atlas.harvests.extend(harvests)
-    reading.loaded.timeline_loc = Location(ctx.file)
 
 
 def _list_of(kind: str, key: str, parse):

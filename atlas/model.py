@@ -6,6 +6,7 @@ No I/O here: the loader builds these objects from data/, the cache stores them w
 from __future__ import annotations
 
 import re
+from typing import Callable, TypeVar, cast
 
 from .errors import Location
 from .text import norm, squash
@@ -46,7 +47,7 @@ CLAIM_STATUSES = ("confirmed", "refuted", "hypothesis", "placeholder", "open")
 EDGE_TYPES = ("data", "sync", "control", "order")
 REPO_STATUSES = ("active", "mirror", "archived", "migrated", "unavailable")
 PRECISIONS = ("exact", "on-or-before", "unknown")  # unknown: not found, missing blobs could hold it
-METHODS = ("term", "path")
+METHODS = ("term", "path")  # probe methods; each is a module of atlas/harvest/methods
 LANGS = ("en", "zh")
 
 DEFAULT_CUTOFF = "2026-08-26"
@@ -67,11 +68,20 @@ DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # default per instance.
 # ---------------------------------------------------------------------------------------------
 
-class F:
+class _Factory:
     __slots__ = ("factory",)
 
     def __init__(self, factory):
         self.factory = factory
+
+
+_T = TypeVar("_T")
+
+
+def F(factory: Callable[[], _T]) -> _T:
+    """A field's default made fresh for each record (`aliases: dict = F(dict)`). Typed as the value it
+    makes, so the type checker sees the field's own type."""
+    return cast(_T, _Factory(factory))
 
 
 _MISSING = object()
@@ -101,7 +111,7 @@ class Record:
             default = self._defaults.get(name, _MISSING)
             if default is _MISSING:
                 raise TypeError(f"{type(self).__name__} needs {name!r}")
-            values[name] = default.factory() if isinstance(default, F) else default
+            values[name] = default.factory() if isinstance(default, _Factory) else default
         if kwargs:
             raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
         self.__dict__.update(values)
@@ -187,18 +197,13 @@ class Relation(Record):
 
 
 class Probe(Record):
+    """What to look for in a repository's history: `value` by `method` (one of METHODS; the data
+    write it as the key, `term: HcclInit` or `path: include/hccl`)."""
+
     repo: str
-    term: str = ""
-    path: str = ""
+    method: str = "term"
+    value: str = ""
     loc: Location | None = None
-
-    @property
-    def method(self) -> str:
-        return "term" if self.term else "path"
-
-    @property
-    def value(self) -> str:
-        return self.term or self.path
 
     @property
     def key(self) -> tuple[str, str, str]:

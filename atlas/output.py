@@ -19,8 +19,9 @@ INVISIBLE = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200
              "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
              "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
 # C0 controls except tab and newline, a carriage return not ending a CRLF line (CSV results), DEL,
-# the C1 controls (U+009B is a one-character CSI) and the invisible characters above
-UNSAFE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{INVISIBLE}]|\r(?!\n)")
+# the C1 controls (U+009B is a one-character CSI), the invisible characters above, and lone surrogates
+# (bytes that were not UTF-8, in a path or an argument: they cannot be written to a UTF-8 terminal at all)
+UNSAFE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{INVISIBLE}\ud800-\udfff]|\r(?!\n)")
 
 
 def _visible(m: re.Match) -> str:

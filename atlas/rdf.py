@@ -15,6 +15,7 @@ from urllib.parse import quote
 from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
+from .bounded import DATA_FILE, read_bounded
 from .errors import AtlasError, Location
 from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
 from .vocab import BASE, PREFIXES, SCHEME
@@ -23,7 +24,6 @@ ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 CONCEPT = Namespace(BASE + "id/concept/")
 DOAP = Namespace("http://usefulinc.com/ns/doap#")
-GRAPH_IRI = BASE + "graph"
 SCHEME_IRI = URIRef(SCHEME)
 SCHEME_TITLE = Text(en="Ascend communication atlas", zh="昇腾通信图谱")
 SCHEME_DESCRIPTION = Text(
@@ -263,7 +263,7 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
     return g
 
 
-MAX_TURTLE = 16 * 1024 * 1024  # bytes of the ontology or the shapes; each is tens of kilobytes
+MAX_TURTLE = DATA_FILE  # bytes of the ontology or the shapes; each is tens of kilobytes
 
 
 def read_turtle(path: Path, into: Graph | None = None) -> Graph:
@@ -278,12 +278,9 @@ def read_turtle(path: Path, into: Graph | None = None) -> Graph:
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise AtlasError("not a regular file", Location(where), "data/ontology.ttl and shapes.ttl are Turtle files")
-        with open(path, "rb") as f:
-            raw = f.read(MAX_TURTLE + 1)
+        raw = read_bounded(path, MAX_TURTLE, "Turtle file")
     except OSError as exc:
         raise AtlasError(f"cannot read: {exc.strerror or exc}", Location(where)) from None
-    if len(raw) > MAX_TURTLE:
-        raise AtlasError(f"larger than {MAX_TURTLE // 2**20} MB: not the atlas's Turtle", Location(where))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

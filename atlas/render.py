@@ -467,3 +467,58 @@ def refresh_table(report) -> str:
     where = report.timeline if report.written else f"{report.timeline} unchanged"
     text += f"\n\ncut-off {report.cutoff}; {where}"
     return text
+
+
+def validation(problems, atlas) -> str:
+    """`atlas validate`: every problem as file:line:col, then the counts."""
+    errors = sum(1 for p in problems if p.is_error)
+    lines = [str(p) for p in problems]
+    files = len({p.location.file for p in problems})
+    where = f" in {files} file(s)" if files else ""
+    lines.append(f"{errors} error(s), {len(problems) - errors} warning(s){where}; "
+                 f"{len(atlas.concepts)} concepts, {len(atlas.claims)} claims, {len(atlas.flows)} flows, "
+                 f"{len(atlas.repositories)} repositories, {len(atlas.sightings)} sightings")
+    return "\n".join(lines)
+
+
+def _probe_lines(title: str, rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    return ["", title] + [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
+                          for s in rows]
+
+
+def timeline(value: dict) -> str:
+    """`atlas timeline`: the sightings oldest first, then what was not found or is unknown."""
+    found, as_of = value["sightings"], value["as_of"]
+    if found:
+        lines = [table(["date (UTC)", "repository", "concept", "sha", "precision", "probe"],
+                       [[s["date"], s["repo"], s["concept"], s["sha"][:12], s["precision"],
+                         f"{s['method']} {s['value']}"] for s in found])]
+    else:
+        lines = ["no sightings" + (f" on or before {as_of}" if as_of else "")]
+    if value["hidden_after_as_of"]:
+        lines.append(f"({value['hidden_after_as_of']} sighting(s) after {as_of} hidden)")
+    lines += _probe_lines("not found before the cut-off:", value["not_found"])
+    lines += _probe_lines("unknown (blobs missing from the clone could hold them):", value["unknown"])
+    return "\n".join(lines)
+
+
+def repos_report(value: dict) -> str:
+    """`atlas timeline --repos-report`: a row per listed repository, the reasons, the counts."""
+    accounts = value["repositories"]
+    rows = [[a["repo"], a["state"], str(a["probes"]), str(a["found"]), str(a["not_found"]),
+             str(a["unknown"]), a["first_day"] or "-"] for a in accounts]
+    out = [table(["repository", "state", "probes", "found", "not found", "unknown", "first (UTC)"],
+                 rows, right=(2, 3, 4, 5)), ""]
+    out += [f"- {a['repo']}: {a['reason']}" for a in accounts if a["reason"]]
+    out += ["", ", ".join(f"{n} {s}" for s, n in sorted(value["counts"].items()))]
+    return "\n".join(out)
+
+
+def verify(report) -> str:
+    """`atlas verify`: every pin that is not ok with its YAML location, then the counts."""
+    lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows if r.status != "ok"]
+    counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
+    lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
+    return "\n".join(lines)

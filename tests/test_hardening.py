@@ -466,11 +466,12 @@ def unsafe_for_a_terminal(s: str) -> bool:
 
 
 def test_the_invisible_characters_are_unicode_format_characters():
-    """output.INVISIBLE (which validate refuses and the terminal sees escaped) holds every format
-    character (Cf) of this Python's Unicode database and the line and paragraph separators, and
-    nothing else but the format characters of later Unicode versions (U+13439-U+1343F)."""
+    """What the terminal sees escaped: output.INVISIBLE (which validate refuses too) holds every format
+    character (Cf) of this Python's Unicode database and the line and paragraph separators; with the
+    controls and the lone surrogates (bytes that were not UTF-8) that is all, but for the format
+    characters of later Unicode versions (U+13439-U+1343F)."""
     listed = {c for c in range(0x110000) if ESCAPED.fullmatch(chr(c))} - {ord("\r")}
-    wanted = {c for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cf", "Zl", "Zp")
+    wanted = {c for c in range(0x110000) if unicodedata.category(chr(c)) in ("Cf", "Zl", "Zp", "Cs")
               or (unicodedata.category(chr(c)) == "Cc" and chr(c) not in "\t\n\r")}
     assert wanted <= listed, sorted(hex(c) for c in wanted - listed)
     assert listed - wanted <= set(range(0x13430, 0x13440)), sorted(hex(c) for c in listed - wanted)

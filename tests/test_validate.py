@@ -115,7 +115,8 @@ def impossible_day(c: Copy, rng: random.Random, n: int) -> Expect:
 
 def impossible_harvest_start(c: Copy, rng: random.Random, n: int) -> Expect:
     stamp = f"2026-13-01T10:{n % 60:02d}:00Z"
-    c.docs[TIMELINE]["repositories"][0]["started_at"] = stamp
+    rows = c.docs[TIMELINE]["repositories"]
+    rows.append(dict(rows[0], started_at=stamp, harvested_at=f"2026-11-01T01:{n % 60:02d}:00Z"))
     return Expect("bad-date", TIMELINE, stamp)
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import click
 
-from .common import data_option, format_option
+from .. import commands
+from .common import data_option, finish, format_option
 
 
 @click.command()
@@ -23,7 +24,4 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
       atlas validate
       atlas validate --data tests/fixtures/mini --no-shacl
     """
-    from ..commands import validate as run_validate
-    from .common import finish
-
-    finish(run_validate(data_dir, fmt, shacl=not no_shacl, fail_on_warnings=fail_on_warnings))
+    finish(commands.validate(data_dir, fmt, shacl=not no_shacl, fail_on_warnings=fail_on_warnings))
