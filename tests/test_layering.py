@@ -22,7 +22,7 @@ LAYERS = [
     ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
     ("open", ["opened"]),
     ("commands", ["commands"]),
-    ("fronts", ["cli.*", "mcpserver", "mcpshapes", "mcpstdio"]),
+    ("fronts", ["cli.*", "mcpserver", "mcpsdk", "mcpshapes", "mcpstdio"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
@@ -50,8 +50,10 @@ SIBLINGS = {
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
-    ("mcpserver", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
-    ("mcpserver", "mcpstdio"): "the server is served on stdio with every line checked",
+    ("mcpserver", "mcpsdk"): "building the server hands the tools to the SDK's side",
+    ("mcpsdk", "mcpserver"): "the SDK's side declares the tools of AtlasTools",
+    ("mcpsdk", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
+    ("mcpsdk", "mcpstdio"): "the server is served on stdio with every line checked",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }
