@@ -118,15 +118,12 @@ class AtlasTools:
 
     def sparql(self, query: str):
         from . import sparql
-        from .index import load_keyed
-        from .paths import data_dir as resolve
 
-        sparql.guard(query)  # SPARQL Update and SERVICE are refused
-        load, key = load_keyed(self.data_dir, lazy=True)
-        result = sparql.run_embedded(query, sparql.nt_cache(load, key, resolve(self.data_dir)))
+        sparql.guard(query)  # SPARQL Update, SERVICE and over-long or over-deep queries are refused
+        rendered = commands.sparql_embedded(query, "json", self.data_dir)
         import json
 
-        return json.loads(sparql.render(result, "json"))  # as `--format json`: results JSON, or JSON-LD
+        return json.loads(rendered.text)  # as `--format json`: results JSON, or JSON-LD
 
     # Markdown, for resources and the prompt
     def concept_markdown(self, ident: str) -> str:

@@ -13,11 +13,12 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "vocab", "paths", "output"]),
+    ("base", ["errors", "text", "vocab", "paths", "output", "sparqlsyntax"]),
     ("model", ["model"]),
     ("read", ["walk", "loader", "checks"]),
     ("store", ["cache", "search", "index"]),
-    ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
+    ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "sparqlstore", "shacl", "harvest.*",
+               "htmlmap.*"]),
     ("commands", ["commands"]),
     ("fronts", ["cli.*", "mcpserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
@@ -25,13 +26,15 @@ LAYERS = [
 
 # Edges inside one layer, each with its reason. Everything else in a layer is independent.
 SIBLINGS = {
+    ("sparqlsyntax", "errors"): "a refused query is a located error",
     ("checks", "loader"): "cross-record checks run on the loader's result",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
     ("index", "cache"): "the compiled index is stored through the cache module",
     ("index", "search"): "the search index is built with the compiled index, under its key",
     ("search", "cache"): "the search index is a cache file keyed like the compiled index",
     ("cards", "queries"): "the card store holds queries.card, precomputed",
-    ("sparql", "rdf"): "the embedded store loads the RDF export",
+    ("sparql", "rdf"): "CONSTRUCT results print as the export's JSON-LD",
+    ("sparqlstore", "rdf"): "the on-disk store holds the RDF export, one named graph per data file",
     ("sparql", "render"): "SPARQL results print as render.table",
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("htmlmap.*", "queries"): "the site shows the same cards and answers as the terminal",

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
@@ -17,11 +16,10 @@ def run_sparql(text, path, endpoint, results, data_dir, limits=None):
 
     where = "query"
     if path:
+        from ..sparql import read_query_file
+
         where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
+        text = read_query_file(where)  # bounded: `--sparql-file /dev/zero` is refused, not read
     finish(sparql_query(text, results, data_dir, endpoint, where, limits))
 
 
