@@ -20,7 +20,7 @@ LAYERS = [
     ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "sparqlstore", "shacl", "harvest.*",
                "htmlmap.*"]),
     ("commands", ["commands"]),
-    ("fronts", ["cli.*", "mcpserver"]),
+    ("fronts", ["cli.*", "mcpserver", "sparqlserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
@@ -39,6 +39,7 @@ SIBLINGS = {
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("htmlmap.*", "queries"): "the site shows the same cards and answers as the terminal",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
+    ("cli.*", "sparqlserver"): "`atlas serve --sparql` starts the SPARQL endpoint, which calls the command layer",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }
