@@ -437,6 +437,24 @@ def public_url(url: str) -> str:
         return re.sub(r"//([^/@:]*):[^/@]*@", r"//\1:***@", url)
 
 
+def hide_secret(text: str, url: str) -> str:
+    """`text` (a server's answer) without the URL's password, plain or as HTTP Basic credentials."""
+    import base64
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return text
+    if not password:
+        return text
+    plain = f"{urllib.parse.unquote(user or '')}:{urllib.parse.unquote(password)}"
+    for secret in (password, urllib.parse.unquote(password), base64.b64encode(plain.encode("utf-8")).decode("ascii")):
+        text = text.replace(secret, "***")
+    return text
+
+
 def check_url(url: str, where: str = "--endpoint"):
     """The parts of an http(s) URL, or a clear refusal (no traceback for `http://[::1/q`, a line
     break or a space in the URL, a port out of range). A password never appears in a message."""
@@ -531,7 +549,7 @@ def _check_status(resp, data: bytes, url: str, where: str, limit: int) -> None:
         raise AtlasError(f"HTTP {resp.status} {resp.reason} from {shown}: the server points to {moved!r}",
                          Location(shown), f"if you trust it, run again with {where} {moved}")
     if resp.status >= 300:
-        text = data[:300].decode("utf-8", "replace").strip()
+        text = hide_secret(data[:300].decode("utf-8", "replace").strip(), url)
         raise AtlasError(f"HTTP {resp.status} {resp.reason} from {shown}" + (f": {text}" if text else ""),
                          Location(shown))
 
@@ -552,12 +570,18 @@ def run_endpoint(query: str, url: str, timeout: float = TIMEOUT, where: str = "q
     guard(query, where, allow_service)
     if isinstance(formats, str):
         formats = dict.fromkeys(FORMATS, formats)
-    full, _ = with_prefixes(query)
+    full, hidden = with_prefixes(query)
     graph = query_form(query) in ("CONSTRUCT", "DESCRIBE")
     start = time.monotonic()
-    _, body, ctype = _http("POST", url, full.encode("utf-8"), {
-        "Content-Type": "application/sparql-query; charset=utf-8",
-        "Accept": _TRIPLES[0] if graph else _RESULTS_JSON[0]}, timeout, "--endpoint")
+    try:
+        _, body, ctype = _http("POST", url, full.encode("utf-8"), {
+            "Content-Type": "application/sparql-query; charset=utf-8",
+            "Accept": _TRIPLES[0] if graph else _RESULTS_JSON[0]}, timeout, "--endpoint")
+    except AtlasError as exc:  # a server's syntax error counts the PREFIX lines it was sent: not shown
+        if " 400 " in exc.message:
+            exc.message = re.sub(r"(?<=\bat )(\d+):(\d+)",
+                                 lambda m: f"{max(int(m.group(1)) - hidden, 1)}:{m.group(2)}", exc.message)
+        raise
     shown = public_url(url)
     left = max(timeout - (time.monotonic() - start), 0.5)
 
