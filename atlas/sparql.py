@@ -130,8 +130,13 @@ def _open(source):
     path = os.fspath(source)
     try:
         return ox.Store.read_only(path)
-    except OSError as exc:
+    except (OSError, RuntimeError) as exc:  # RocksDB: "IO error: ...", "Corruption: ..."
         raise StoreDamaged(f"the SPARQL store cannot be opened: {exc}", Location(path)) from None
+
+
+def _damaged(exc: Exception) -> bool:
+    """Whether the store's exception says its files are damaged or gone (RocksDB's messages)."""
+    return isinstance(exc, OSError) or str(exc).startswith(("Corruption", "IO error"))
 
 
 def _evaluate(store, query: str, where: str, max_rows: int) -> dict:
@@ -141,8 +146,10 @@ def _evaluate(store, query: str, where: str, max_rows: int) -> dict:
         result = store.query(query, prefixes=prefixes())
     except SyntaxError as exc:
         raise _syntax_error(exc, where) from None
-    except OSError as exc:  # RocksDB read a damaged block
-        raise StoreDamaged(f"the SPARQL store is damaged: {exc}", Location(where)) from None
+    except (OSError, RuntimeError) as exc:  # RocksDB read a damaged block
+        if _damaged(exc):
+            raise StoreDamaged(f"the SPARQL store is damaged: {exc}", Location(where)) from None
+        raise
     try:
         if isinstance(result, ox.QueryBoolean):
             return {"type": "boolean", "boolean": bool(result)}
@@ -160,8 +167,10 @@ def _evaluate(store, query: str, where: str, max_rows: int) -> dict:
                 raise _too_many(where, max_rows)
             triples.append(f"{t.subject} {t.predicate} {t.object} .")
         return {"type": "graph", "triples": sorted(set(triples))}
-    except OSError as exc:
-        raise StoreDamaged(f"the SPARQL store is damaged: {exc}", Location(where)) from None
+    except (OSError, RuntimeError) as exc:
+        if _damaged(exc):
+            raise StoreDamaged(f"the SPARQL store is damaged: {exc}", Location(where)) from None
+        raise
 
 
 def term_json(t) -> dict:

@@ -256,7 +256,7 @@ def _build(base: Path, key: str, source_factory: Callable[[], Source]) -> None:
     base.mkdir(parents=True, exist_ok=True)
     fd = _lock(base / "build.lock", shared=False)
     try:
-        versions = read_current(base)
+        versions = [v for v in read_current(base) if (base / str(v.get("folder"))).is_dir()]  # gone: a miss
         if any(v.get("key") == key for v in versions):
             return
         _sweep_builds(base)
