@@ -6,8 +6,8 @@ Layout, one folder per data folder (`<cache>/sparql-<crc of its real path>/`):
 
 - `<version>/` - one store per data version, never written again once published;
 - `<version>.lock` - readers hold a shared `flock` on it while they query; eviction takes it exclusively;
-- `current` - the published versions, newest first: key, folder, the base key and each data file's
-  sha256 (checksummed, written atomically);
+- `current` - the published versions, newest first: key, folder and the base key (checksummed, written
+  atomically); `<version>.files` - the sha256 of each data file that version was built from;
 - `build.lock` - one builder at a time.
 
 Each data file's triples are in a named graph of their own (`<https://ascend-atlas.invalid/graph/` +
@@ -36,7 +36,7 @@ from . import cache
 from .errors import AtlasError, Location
 from .vocab import BASE
 
-KEEP = 3  # data versions kept (the newest first); older ones are evicted when no reader has them open
+KEEP = 2  # data versions kept (the newest first); older ones are evicted when no reader has them open
 GRAPHS = BASE + "graph/"
 
 
@@ -55,25 +55,40 @@ def folder(root: Path) -> Path:
 # The list of published versions
 # --------------------------------------------------------------------------------------------------
 
-def read_current(base: Path) -> list[dict]:
-    """The published versions, newest first; [] when the file is missing or fails its checksum."""
+def _read_checked(path: Path):
+    """A marshalled value followed by the sha256 of its bytes; None when missing or damaged."""
     try:
-        raw = (base / "current").read_bytes()
+        raw = path.read_bytes()
     except OSError:
-        return []
+        return None
     body, digest = raw[:-32], raw[-32:]
     if len(raw) < 32 or hashlib.sha256(body).digest() != digest:
-        return []
+        return None
     try:
-        versions = marshal.loads(body)
+        return marshal.loads(body)
     except (EOFError, ValueError, TypeError):
-        return []
+        return None
+
+
+def _write_checked(path: Path, value) -> None:
+    body = marshal.dumps(value)
+    cache.atomic_write(path, body + hashlib.sha256(body).digest())
+
+
+def read_current(base: Path) -> list[dict]:
+    """The published versions, newest first; [] when the list is missing or fails its checksum."""
+    versions = _read_checked(base / "current")
     return versions if isinstance(versions, list) else []
 
 
 def _write_current(base: Path, versions: list[dict]) -> None:
-    body = marshal.dumps(versions)
-    cache.atomic_write(base / "current", body + hashlib.sha256(body).digest())
+    _write_checked(base / "current", versions)
+
+
+def _files(base: Path, entry: dict) -> dict | None:
+    """The sha256 of each data file a version was built from (kept beside it: only builds read it)."""
+    files = _read_checked(base / f"{entry['folder']}.files")
+    return files if isinstance(files, dict) else None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -277,19 +292,22 @@ def _make(base: Path, key: str, source: Source, newest: dict | None) -> dict:
     tmp = base / f".build-{name}"
     base_key = source.base_key()
     digests = source.digests()
-    reuse = newest if newest and newest.get("base") == base_key and newest.get("files") and digests else None
+    old = _files(base, newest) if newest and newest.get("base") == base_key and digests else None
     try:
-        if reuse is not None:
-            ox.Store.read_only(str(base / reuse["folder"])).backup(str(tmp))
-            changed = _changed(reuse["files"], digests)
+        if old:
+            ox.Store.read_only(str(base / newest["folder"])).backup(str(tmp))
+            changed = _changed(old, digests)
             _replace_graphs(ox.Store(str(tmp)), source.graphs(changed), changed)
         else:
             _fill(ox.Store(str(tmp)), source.graphs(None))
+        if digests:
+            _write_checked(base / f"{name}.files", digests)
         os.replace(tmp, base / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        (base / f"{name}.files").unlink(missing_ok=True)
         raise
-    return {"key": key, "folder": name, "base": base_key, "files": digests}
+    return {"key": key, "folder": name, "base": base_key}
 
 
 def _changed(old: dict, new: dict) -> set:
@@ -342,8 +360,7 @@ def _fill(store, graphs: dict) -> None:
     quads, triples = _quads(graphs)
     store.bulk_extend(quads)
     store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples)
-    store.flush()
-    store.optimize()
+    store.flush()  # the bulk loader writes sorted table files: no compaction needed
 
 
 def _replace_graphs(store, graphs: dict, changed: Iterable[str]) -> None:
@@ -382,7 +399,7 @@ def _sweep_builds(base: Path) -> None:
 
 def _evict(base: Path, keep: set[str]) -> None:
     """Remove every version not in `keep` that no reader has open (its lock is free)."""
-    stems = {e.name.removesuffix(".lock") for e in base.iterdir() if e.name.startswith("v-")}
+    stems = {e.name.removesuffix(".lock").removesuffix(".files") for e in base.iterdir() if e.name.startswith("v-")}
     for stem in sorted(stems - keep):
         lock = base / f"{stem}.lock"
         try:
@@ -396,6 +413,7 @@ def _evict(base: Path, keep: set[str]) -> None:
                 trash = base / f".build-trash-{stem}"
                 os.replace(base / stem, trash)
                 shutil.rmtree(trash, ignore_errors=True)
+            (base / f"{stem}.files").unlink(missing_ok=True)
             lock.unlink(missing_ok=True)
         finally:
             os.close(fd)
