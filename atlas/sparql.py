@@ -143,7 +143,8 @@ def _evaluate(store, query: str, where: str, max_rows: int) -> dict:
     import pyoxigraph as ox
 
     try:
-        result = store.query(query, prefixes=prefixes())
+        # every triple is in the named graph of a data file that states it: the default graph is their union
+        result = store.query(query, prefixes=prefixes(), use_default_graph_as_union=True)
     except SyntaxError as exc:
         raise _syntax_error(exc, where) from None
     except (OSError, RuntimeError) as exc:  # RocksDB read a damaged block

@@ -7,18 +7,19 @@ Layout, one folder per data folder (`<cache>/sparql-<crc of its real path>/`):
 - `<version>/` - one store per data version, never written again once published;
 - `<version>.lock` - readers hold a shared `flock` on it while they query; eviction takes it exclusively;
 - `current` - the published versions, newest first: key, folder and the base key (checksummed, written
-  atomically); `<version>.files` - the sha256 of each data file that version was built from;
+  atomically); `<version>.files` - the sha256 of each data file that version was built from, and its
+  membership lists (which triples each file states, by an 8-byte name);
 - `build.lock` - one builder at a time.
 
-Each data file's triples are in a named graph of their own (`<https://ascend-atlas.invalid/graph/` +
-its path in data/ + `>`, the scheme and kinds in `.../graph/#scheme`), and the default graph is their
-union without duplicates, so queries see the export and `GRAPH ?g` says which file a triple comes from.
-A new data version is made from the newest one: its store is copied (`Store.backup`: hard links to the
-immutable table files), and only the graphs of the files whose content changed are replaced; a default-
-graph triple goes only when no file's graph still has it. A change of the code, of data/ontology.ttl or
-of a repository's URL (every evidence IRI holds one) rebuilds everything. A version is published by
-replacing `current` in one rename, so a reader sees the old version or the new one, never a mix; a
-process that computed an older key still finds that version while it is kept (the last KEEP).
+Each distinct triple is stored once, in the named graph of a data file that states it (`<https://ascend-
+atlas.invalid/graph/` + its path in data/ + `>`; the scheme and kinds in `.../graph/#scheme`), and queries
+read the union of the named graphs as their default graph (Oxigraph's union does not remove duplicates, so
+storing a triple twice would count it twice). A new data version is made from the newest one: its store is
+copied (`Store.backup`: hard links to the immutable table files), and only the triples of the files whose
+content changed are settled (`_update`). A change of the code, of data/ontology.ttl or of a repository's URL
+(every evidence IRI holds one) rebuilds everything. A version is published by replacing `current` in one
+rename, so a reader sees the old version or the new one, never a mix; a process that computed an older key
+still finds that version while it is kept (the last KEEP).
 
 A store that cannot be opened or read (RocksDB checks every block it reads) is a cache miss: the caller
 calls `discard`, and the next `open_version` builds a fresh one.
@@ -232,9 +233,9 @@ class Source:
         """The whole dataset as N-Quads (a store in memory, where the cache cannot hold one)."""
         import pyoxigraph as ox
 
-        quads, triples = _quads(self.graphs(None))
-        default = [ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples]
-        return ox.serialize(quads + default, format=ox.RdfFormat.N_QUADS)
+        store = ox.Store()
+        _fill(store, _emitted(self.graphs(None)))
+        return store.dump(format=ox.RdfFormat.N_QUADS)
 
 
 def open_version(root: Path, key: str, source: Callable[[], Source]) -> Version:
@@ -294,14 +295,14 @@ def _make(base: Path, key: str, source: Source, newest: dict | None) -> dict:
     digests = source.digests()
     old = _files(base, newest) if newest and newest.get("base") == base_key and digests else None
     try:
-        if old:
+        if old and isinstance(old.get("digests"), dict):
             ox.Store.read_only(str(base / newest["folder"])).backup(str(tmp))
-            changed = _changed(old, digests)
-            _replace_graphs(ox.Store(str(tmp)), source.graphs(changed), changed)
+            changed = _changed(old["digests"], digests)
+            members = _update(ox.Store(str(tmp)), _emitted(source.graphs(changed)), changed, old)
         else:
-            _fill(ox.Store(str(tmp)), source.graphs(None))
+            members = _fill(ox.Store(str(tmp)), _emitted(source.graphs(None)))
         if digests:
-            _write_checked(base / f"{name}.files", digests)
+            _write_checked(base / f"{name}.files", dict(members, digests=digests))
         os.replace(tmp, base / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -339,51 +340,124 @@ def _terms():
     return term
 
 
-def _quads(graphs: dict) -> tuple[list, set]:
-    """The named-graph quads of `graphs` and the set of their triples (for the default graph)."""
+def _hash(triple) -> bytes:
+    """A triple's 8-byte name in the membership lists (blake2b of its N-Triples form)."""
+    return hashlib.blake2b(str(triple).encode("utf-8"), digest_size=8).digest()
+
+
+def _emitted(graphs: dict) -> dict:
+    """key -> {hash: pyoxigraph Triple} for every data file's triples."""
     import pyoxigraph as ox
 
     term = _terms()
-    quads, triples = [], set()
+    out = {}
     for key, items in graphs.items():
-        g = ox.NamedNode(graph_iri(key))
+        triples = {}
         for s, p, o in items:
             t = ox.Triple(term(s), term(p), term(o))
-            triples.add(t)
-            quads.append(ox.Quad(t.subject, t.predicate, t.object, g))
-    return quads, triples
+            triples[_hash(t)] = t
+        out[key] = triples
+    return out
 
 
-def _fill(store, graphs: dict) -> None:
+def _chunks(raw: bytes) -> list[bytes]:
+    return [raw[i:i + 8] for i in range(0, len(raw), 8)]
+
+
+def _fill(store, emitted: dict) -> dict:
+    """Each distinct triple once, in the graph of the first file (in path order) that states it;
+    the membership lists: each file's triples (`emits`) and how many files state a triple, where
+    more than one does (`shared`)."""
     import pyoxigraph as ox
 
-    quads, triples = _quads(graphs)
-    store.bulk_extend(quads)
-    store.bulk_extend(ox.Quad(t.subject, t.predicate, t.object, ox.DefaultGraph()) for t in triples)
-    store.flush()  # the bulk loader writes sorted table files: no compaction needed
-
-
-def _replace_graphs(store, graphs: dict, changed: Iterable[str]) -> None:
-    """Replace the named graphs of the `changed` files by `graphs` (a file that is gone has none), and
-    keep the default graph the union of the named graphs."""
-    import pyoxigraph as ox
-
-    before = set()
-    for key in changed:
+    owned: set = set()
+    shared: dict = {}
+    quads = []
+    for key in sorted(emitted):
         g = ox.NamedNode(graph_iri(key))
-        for q in store.quads_for_pattern(None, None, None, g):
-            before.add(q.triple)
-        if store.contains_named_graph(g):
-            store.remove_graph(g)
-    quads, after = _quads(graphs)
-    store.extend(quads)
-    default = ox.DefaultGraph()
-    for t in before - after:
-        if not any(not isinstance(q.graph_name, ox.DefaultGraph)
-                   for q in store.quads_for_pattern(t.subject, t.predicate, t.object, None)):
-            store.remove(ox.Quad(t.subject, t.predicate, t.object, default))
-    store.extend(ox.Quad(t.subject, t.predicate, t.object, default) for t in after)
+        for h, t in emitted[key].items():
+            if h in owned:
+                shared[h] = shared.get(h, 1) + 1
+                continue
+            owned.add(h)
+            quads.append(ox.Quad(t.subject, t.predicate, t.object, g))
+    store.bulk_extend(quads)
+    store.flush()  # the bulk loader writes sorted table files: no compaction needed
+    return {"emits": {k: b"".join(sorted(v)) for k, v in emitted.items()}, "shared": shared}
+
+
+def _update(store, emitted: dict, changed: Iterable[str], old: dict) -> dict:
+    """Bring the store from the old membership lists to the `changed` files' new triples (`emitted`;
+    a file that is gone has none), keeping each stated triple in exactly one graph of a file that
+    states it, and dropping a triple no file states any more."""
+    import pyoxigraph as ox
+
+    changed = sorted(changed)
+    emits, shared = dict(old.get("emits") or {}), dict(old.get("shared") or {})
+    held = {}  # hash -> (triple, file) for the triples the changed files' graphs hold now
+    for f in changed:
+        for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph_iri(f))):
+            held[_hash(q.triple)] = (q.triple, f)
+    count: dict = {}
+    for f in changed:
+        for h in _chunks(emits.get(f, b"")):
+            count[h] = count.get(h, shared.get(h, 1)) - 1
+    for f in changed:
+        for h, t in emitted.get(f, {}).items():
+            if h not in count:
+                count[h] = shared.get(h) or (1 if h in held or _stored(store, t) else 0)
+            count[h] += 1
+    for f in changed:
+        new = emitted.get(f, {})
+        if new:
+            emits[f] = b"".join(sorted(new))
+        else:
+            emits.pop(f, None)
+    for h, n in count.items():
+        _settle(store, h, n, held, emitted, changed, emits)
+        if n >= 2:
+            shared[h] = n
+        else:
+            shared.pop(h, None)
     store.flush()
+    return {"emits": emits, "shared": shared}
+
+
+def _stored(store, t) -> bool:
+    return next(iter(store.quads_for_pattern(t.subject, t.predicate, t.object, None)), None) is not None
+
+
+def _settle(store, h: bytes, n: int, held: dict, emitted: dict, changed: list, emits: dict) -> None:
+    """Put triple `h`, stated by `n` files now, where it belongs: nowhere when n is 0; where it is
+    when its graph's file still states it; else in the graph of a file that states it."""
+    import pyoxigraph as ox
+
+    triple, owner = held.get(h, (None, None))
+    if owner is not None and h in emitted.get(owner, {}):
+        return
+    if owner is None and n > 0:
+        t = next((emitted[f][h] for f in changed if h in emitted.get(f, {})), None)
+        if t is None or _stored(store, t):
+            return  # held by a file that did not change, and still states it
+        triple = t
+    if owner is not None:
+        store.remove(ox.Quad(triple.subject, triple.predicate, triple.object, ox.NamedNode(graph_iri(owner))))
+    if n > 0:
+        home = next((f for f in changed if h in emitted.get(f, {})), None) or _stating(h, emits)
+        store.add(ox.Quad(triple.subject, triple.predicate, triple.object, ox.NamedNode(graph_iri(home))))
+
+
+def _stating(h: bytes, emits: dict) -> str:
+    """The first file (in path order) whose membership list holds `h`."""
+    for key in sorted(emits):
+        raw = emits[key]
+        at = raw.find(h)
+        while at != -1 and at % 8:
+            at = raw.find(h, at + 1)
+        if at != -1:
+            return key
+    raise AtlasError("the SPARQL store's membership lists disagree", Location("sparql store"),
+                     "remove the cache folder's sparql-* entries")
 
 
 # --------------------------------------------------------------------------------------------------
