@@ -11,8 +11,7 @@ import marshal
 import re
 from pathlib import Path
 
-from . import cache, queries
-from .index import load_keyed
+from . import cache, resolve, views
 from .model import utc_day
 
 _SAFE = re.compile(r"^[a-z0-9-]+$")
@@ -37,7 +36,7 @@ class CardStore:
 
     def find(self, term: str) -> str | None:
         n = self.names
-        return queries.find_id(n["ids"], n["name_index"], n["loose_index"], term)
+        return resolve.find_id(n["ids"], n["name_index"], n["loose_index"], term)
 
     def answer(self, term: str) -> tuple[str, object]:
         """("card", id) when the term names one concept, or is a confident prefix that the ranked
@@ -45,11 +44,11 @@ class CardStore:
         from . import search
 
         n = self.names
-        ident = queries.exact_id(n["ids"], n["name_index"], n["loose_index"], term)
+        ident = resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term)
         if ident:
             return "card", ident
         hits = search.open_index(self.key, self.atlas).search(term, limit=10)
-        prefix = queries.prefix_id(n["name_index"], n["loose_index"], term)
+        prefix = resolve.prefix_id(n["name_index"], n["loose_index"], term)
         if prefix and (not hits or (hits[0]["type"], hits[0]["id"]) == ("concept", prefix)):
             return "card", prefix
         return "hits", hits
@@ -59,7 +58,7 @@ class CardStore:
         (None when nothing dates it) and its first visible day."""
         for h in hits:
             if h["type"] == "concept":
-                card = queries.mark_as_of(self.card(h["id"]), as_of)
+                card = views.mark_as_of(self.card(h["id"]), as_of)
                 first = card.get("first_visible")
                 h["as_of"] = {**card["as_of"], "first": utc_day(first["date"]) if first else None}
         return hits
@@ -68,10 +67,15 @@ class CardStore:
         card = cache.read(self.directory / f"{ident}.marshal")
         if card is None:
             atlas = self.atlas()
-            card = queries.card(atlas, atlas.concept(ident))
+            card = _card_of(atlas, atlas.concept(ident))
         if as_of:
-            queries.mark_as_of(card, as_of)
+            views.mark_as_of(card, as_of)
         return card
+
+
+def _card_of(atlas, c) -> views.Card:
+    """The card the store keeps for a concept: the view layer's card."""
+    return views.card(atlas, c)
 
 
 def _write(directory: Path, atlas) -> dict:
@@ -79,21 +83,21 @@ def _write(directory: Path, atlas) -> dict:
         "ids": {c.id: 1 for c in atlas.concepts},
         "name_index": {k: sorted(v) for k, v in atlas.name_index.items()},
         "loose_index": {k: sorted(v) for k, v in atlas.loose_index.items()},
-        "questions": queries.questions_names(atlas),
+        "questions": views.question_names(atlas),
     }
     try:
         with cache.atomic_dir(directory) as tmp:
             for c in atlas.concepts:
                 if _SAFE.match(c.id):
-                    (tmp / f"{c.id}.marshal").write_bytes(marshal.dumps(queries.card(atlas, c)))
+                    (tmp / f"{c.id}.marshal").write_bytes(marshal.dumps(_card_of(atlas, c)))
             (tmp / "names.marshal").write_bytes(marshal.dumps(names))
     except OSError:
         pass  # read-only cache: the cards are recomputed from the atlas each time
     return names
 
 
-def open_store(data_dir=None) -> CardStore:
-    materialise, key = load_keyed(data_dir, lazy=True)
+def open_cards(key: str, materialise) -> CardStore:
+    """The card store of the compiled index `key`; written (from `materialise()`) when missing."""
     directory = cache.path("cards", key, "")
     names = cache.read(directory / "names.marshal")
     if names is None:
