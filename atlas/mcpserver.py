@@ -173,9 +173,9 @@ class AtlasTools:
         """What `atlas query --sparql Q --format json` prints: results JSON, or JSON-LD."""
         from . import sparql
 
-        sparql.guard(query)  # SPARQL Update and SERVICE are refused
-        result = sparql.run_embedded(query, self.opened.triples)
-        return json.loads(sparql.render(result, "json"))
+        sparql.guard(query)  # SPARQL Update, SERVICE and over-long or over-deep queries are refused
+        rendered = commands.sparql_embedded(query, "json", open_store=self.opened.sparql_store)
+        return json.loads(rendered.text)  # as `--format json`: results JSON, or JSON-LD
 
     # Markdown, for resources and the prompt
     def concept_markdown(self, ident: str) -> str:

@@ -153,17 +153,15 @@ def _children() -> set:
 
 
 def test_the_killed_query_leaves_no_process_behind(mini):
-    from atlas.index import load_keyed
-    from atlas.sparql import nt_cache
+    from atlas.commands import sparql_store
 
-    load, key = load_keyed(mini, lazy=True)
-    nt = nt_cache(load, key, mini)
     before = _children()
-    with pytest.raises(AtlasError, match="the time limit"):
-        sparql.run_embedded("SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }", nt,
-                            timeout=0.5)
-    assert _children() == before
-    assert sparql.run_embedded("ASK { ?s ?p ?o }", nt) == {"type": "boolean", "boolean": True}
+    with sparql_store(mini) as store:
+        with pytest.raises(AtlasError, match="the time limit"):
+            sparql.run_embedded("SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }", store,
+                                timeout=0.5)
+        assert _children() == before
+        assert sparql.run_embedded("ASK { ?s ?p ?o }", store, formats="table") == ("boolean", "true")
     assert _children() == before
 
 
