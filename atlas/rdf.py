@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from rdflib import Graph, Literal, Namespace, URIRef
@@ -20,6 +21,14 @@ from .bounded import DATA_FILE, read_bounded
 from .errors import AtlasError, Location
 from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
 from .vocab import BASE, PREFIXES, SCHEME
+
+
+class Sink(Protocol):
+    """Where the builders put triples: an rdflib Graph, or a list of one data file's triples."""
+
+    def add(self, triple: Any) -> Any: ...
+
+    def objects(self, subject: Any, predicate: Any) -> Any: ...
 
 ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
@@ -81,6 +90,7 @@ def source_iri(ev: Evidence, atlas: Atlas) -> URIRef:
     if ev.url:
         return URIRef(ev.url)
     pin = ev.pin
+    assert pin is not None  # evidence has a url or a pin
     repo = atlas.repo_by_id.get(pin.repo)
     lines = f"L{pin.start}" if pin.start == pin.end else f"L{pin.start}-L{pin.end}"
     path = quote(pin.path, safe="/")
@@ -115,7 +125,7 @@ def datetime_literal(text: str) -> Literal:
     return Literal(canonical_datetime(text), datatype=XSD.dateTime, normalize=False)
 
 
-def _texts(g: Graph, s, p, text: Text) -> None:
+def _texts(g: Sink, s, p, text: Text) -> None:
     for lang in ("en", "zh"):
         value = text.get(lang)
         if value:
@@ -132,7 +142,7 @@ def _at(where: dict | None, node, loc: Location | None) -> None:
         where[node] = loc
 
 
-def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None, where=None,
+def _evidence(g: Sink, atlas: Atlas, subject, ev: Evidence, prop=None, where=None,
               fallback: Location | None = None) -> None:
     node = ID[f"evidence/{_digest(ev.source, ev.supports.en, ev.supports.zh, ev.symbol)}"]
     _at(where, node, ev.loc or fallback)
@@ -152,7 +162,7 @@ def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None, where=No
         g.add((node, ATLAS.lineEnd, Literal(ev.pin.end)))
 
 
-def _repository(g: Graph, atlas: Atlas, r: Repository, where=None) -> None:
+def _repository(g: Sink, atlas: Atlas, r: Repository, where=None) -> None:
     node = repo_iri(r.id)
     _at(where, node, r.loc)
     g.add((node, RDF.type, DOAP.Project))
@@ -186,7 +196,7 @@ def harvest_iri(repo: str, harvested_at: str, head: str) -> URIRef:
     return ID[f"harvest/{repo_local(repo)}-{_stamp(harvested_at) or head or 'unknown'}"]
 
 
-def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
+def _harvests(g: Sink, atlas: Atlas, where=None) -> dict:
     """Each refresh of a repository as a prov:Activity; returns (repo, harvested_at) and (repo, head)
     -> activity, for linking the sightings it generated."""
     acts: dict = {}
@@ -217,7 +227,7 @@ def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
     return acts
 
 
-def _revision(g: Graph, repo: str, sha: str, where, loc) -> URIRef:
+def _revision(g: Sink, repo: str, sha: str, where, loc) -> URIRef:
     """The repository at one commit: what a harvest read."""
     node = ID[f"repo/{repo_local(repo)}/commit/{sha}"]
     _at(where, node, loc)
@@ -228,7 +238,7 @@ def _revision(g: Graph, repo: str, sha: str, where, loc) -> URIRef:
     return node
 
 
-def _scheme(g: Graph, atlas: Atlas) -> None:
+def _scheme(g: Sink, atlas: Atlas) -> None:
     g.add((SCHEME_IRI, RDF.type, SKOS.ConceptScheme))
     _texts(g, SCHEME_IRI, DCTERMS.title, SCHEME_TITLE)
     _texts(g, SCHEME_IRI, SKOS.prefLabel, SCHEME_TITLE)
@@ -247,7 +257,7 @@ def _scheme(g: Graph, atlas: Atlas) -> None:
 KIND_LABEL = {"en": "{} (kind)", "zh": "{}（类别）"}
 
 
-def _kind(g: Graph, kind: str) -> None:
+def _kind(g: Sink, kind: str) -> None:
     """The top concept of one kind: identifier `kind:<id>`, labels from the ontology's label of its class
     with "(kind)" / "（类别）" added, the class's comment as its definition."""
     node = kind_iri(kind)
@@ -258,7 +268,8 @@ def _kind(g: Graph, kind: str) -> None:
     g.add((node, SKOS.topConceptOf, SCHEME_IRI))
     g.add((SCHEME_IRI, SKOS.hasTopConcept, node))
     cls = kind_class(kind)
-    labels = {o.language: str(o) for o in g.objects(cls, RDFS.label) if getattr(o, "language", None) in KIND_LABEL}
+    labels = {str(getattr(o, "language")): str(o) for o in g.objects(cls, RDFS.label)
+              if getattr(o, "language", None) in KIND_LABEL}
     labels.setdefault("en", kind)
     for lang, label in sorted(labels.items()):
         g.add((node, SKOS.prefLabel, Literal(KIND_LABEL[lang].format(label), lang=lang)))
@@ -394,13 +405,11 @@ def graphs_by_file(atlas: Atlas, ontology: Graph | None = None, only: set[str] |
 
 def _timeline_by_file(atlas: Atlas, sink) -> None:
     """Harvests and sightings by file; a sighting is linked to its harvest as in `build_graph`."""
-    from types import SimpleNamespace
-
     acts = _harvests(_Triples(), atlas, None)  # the activity of every harvest, wherever it is written
     for h in atlas.harvests:
         target = sink(h.loc)
         if target is not None:
-            _harvests(target, SimpleNamespace(harvests=[h]), None)
+            _harvests(target, Atlas(harvests=[h], cutoff=atlas.cutoff), None)
     for s in atlas.sightings:
         target = sink(s.loc)
         if target is not None:
@@ -409,7 +418,7 @@ def _timeline_by_file(atlas: Atlas, sink) -> None:
             _sighting_activity(_Triples(), s, acts, None)  # named as in a full build, in order
 
 
-def _question(g: Graph, q, where) -> None:
+def _question(g: Sink, q, where) -> None:
     node = ID[f"question/{q.id}"]
     _at(where, node, q.loc)
     g.add((node, RDF.type, ATLAS.Question))
@@ -418,7 +427,7 @@ def _question(g: Graph, q, where) -> None:
     _texts(g, node, SKOS.definition, q.explanation)
 
 
-def _concept(g: Graph, atlas: Atlas, c, where) -> None:
+def _concept(g: Sink, atlas: Atlas, c, where) -> None:
     node = concept_iri(c.id)
     _at(where, node, c.loc)
     g.add((node, RDF.type, SKOS.Concept))
@@ -447,7 +456,7 @@ def _concept(g: Graph, atlas: Atlas, c, where) -> None:
         g.add((node, ATLAS.probe, Literal(f"{p.repo} {p.method}:{p.value}")))
 
 
-def _answers(g: Graph, c, node, where) -> None:
+def _answers(g: Sink, c, node, where) -> None:
     for qid, answer in c.answers.items():
         q = ID[f"question/{qid}"]
         a = ID[f"concept/{c.id}/answer/{qid}"]
@@ -459,7 +468,7 @@ def _answers(g: Graph, c, node, where) -> None:
         _texts(g, a, RDFS.label, answer)
 
 
-def _relations(g: Graph, c) -> None:
+def _relations(g: Sink, c) -> None:
     """Every relation from its source, its inverse from the target, and skos:related both ways."""
     for r in c.relations:
         s, t = concept_iri(r.source), concept_iri(r.target)
@@ -469,7 +478,7 @@ def _relations(g: Graph, c) -> None:
         g.add((t, SKOS_OF[r.type], s))  # skos:related is symmetric
 
 
-def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
+def _claim(g: Sink, atlas: Atlas, cl, where) -> None:
     node = ID[f"claim/{cl.id}"]
     _at(where, node, cl.loc)
     g.add((node, RDF.type, ATLAS.Claim))
@@ -485,7 +494,7 @@ def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
         _test_plan(g, atlas, node, cl, where)
 
 
-def _test_plan(g: Graph, atlas: Atlas, claim_node, cl, where) -> None:
+def _test_plan(g: Sink, atlas: Atlas, claim_node, cl, where) -> None:
     """A hypothesis's test plan: a node with its decision order, the flow step it instruments, the
     texts (measure, confirm, refute) and the pinned lines to time or print at (atlas:instrumentAt)."""
     plan = cl.test_plan
@@ -504,7 +513,7 @@ def _test_plan(g: Graph, atlas: Atlas, claim_node, cl, where) -> None:
         _evidence(g, atlas, node, ev, ATLAS.instrumentAt, where=where, fallback=plan.loc or cl.loc)
 
 
-def _flow(g: Graph, atlas: Atlas, f, where) -> None:
+def _flow(g: Sink, atlas: Atlas, f, where) -> None:
     node = ID[f"flow/{f.id}"]
     _at(where, node, f.loc)
     g.add((node, RDF.type, ATLAS.Flow))
@@ -530,7 +539,7 @@ def _flow(g: Graph, atlas: Atlas, f, where) -> None:
                ID[f"flow/{f.id}/step/{e.target}"]))
 
 
-def _sighting(g: Graph, s, acts: dict, where) -> None:
+def _sighting(g: Sink, s, acts: dict, where) -> None:
     node = ID[f"sighting/{s.concept}/{_digest(s.repo, s.method, s.value)}"]
     _at(where, node, s.loc)
     g.add((node, RDF.type, ATLAS.Sighting))
@@ -552,7 +561,7 @@ def _sighting(g: Graph, s, acts: dict, where) -> None:
         g.add((node, PROV.generatedAtTime, datetime_literal(s.harvested_at)))
 
 
-def _found(g: Graph, node, s) -> None:
+def _found(g: Sink, node, s) -> None:
     """The commit a found sighting names: its day, dates, sha and precision."""
     g.add((node, DCTERMS.date, Literal(utc_day(s.committer_date), datatype=XSD.date)))
     g.add((node, ATLAS.committerDate, datetime_literal(s.committer_date)))
@@ -566,7 +575,7 @@ def _found(g: Graph, node, s) -> None:
         g.add((node, ATLAS.introducedDate, datetime_literal(s.introduced_date)))
 
 
-def _sighting_activity(g: Graph, s, acts: dict, where):
+def _sighting_activity(g: Sink, s, acts: dict, where):
     """The harvest that produced sighting `s`: its refresh's row, else one named for it here."""
     act = acts.get((s.repo, s.harvested_at)) if s.harvested_at else None
     act = act or acts.get((s.repo, "@" + s.head))

@@ -156,13 +156,13 @@ def _evaluate(store, query: str, where: str, max_rows: int) -> dict:
             return {"type": "boolean", "boolean": bool(result)}
         if isinstance(result, ox.QuerySolutions):
             names = [v.value for v in result.variables]
-            rows = []
+            rows: list[dict] = []
             for sol in result:
                 if len(rows) >= max_rows:
                     raise _too_many(where, max_rows)
                 rows.append({n: term_json(sol[n]) for n in names if sol[n] is not None})
             return {"type": "bindings", "vars": names, "rows": rows}
-        triples = []
+        triples: list[str] = []
         for t in result:
             if len(triples) >= max_rows:
                 raise _too_many(where, max_rows)
@@ -380,7 +380,7 @@ def _oxigraph_results(doc: dict, fmt: str) -> str:
     parsed = ox.parse_query_results(json.dumps(doc).encode("utf-8"), ox.QueryResultsFormat.JSON)
     target = {"csv": ox.QueryResultsFormat.CSV, "tsv": ox.QueryResultsFormat.TSV,
               "xml": ox.QueryResultsFormat.XML}[fmt]
-    text = parsed.serialize(format=target).decode("utf-8")
+    text = (parsed.serialize(format=target) or b"").decode("utf-8")
     return text + "\n" if fmt == "xml" else text  # CSV and TSV end with their own line break
 
 
@@ -392,7 +392,7 @@ def _graph(triples: list[str], fmt: str) -> str:
 
         target = ox.RdfFormat.TURTLE if fmt == "turtle" else ox.RdfFormat.RDF_XML
         quads = ox.parse(("\n".join(triples) + "\n").encode("utf-8"), format=ox.RdfFormat.N_TRIPLES)
-        return ox.serialize((q.triple for q in quads), format=target, prefixes=prefixes()).decode("utf-8")
+        return (ox.serialize((q.triple for q in quads), format=target, prefixes=prefixes()) or b"").decode("utf-8")
     return "\n".join(triples) + ("\n" if fmt == "nt" and triples else "")
 
 

@@ -96,6 +96,13 @@ def _files(base: Path, entry: dict) -> dict | None:
 # Locks (fcntl; where there is none, nothing is evicted)
 # --------------------------------------------------------------------------------------------------
 
+def _held(path: Path, shared: bool) -> int:
+    """An open descriptor holding a flock on `path` (waiting for it)."""
+    fd = _lock(path, shared)
+    assert fd is not None  # a waiting lock always ends held
+    return fd
+
+
 def _lock(path: Path, shared: bool, wait: bool = True) -> int | None:
     """An open descriptor holding a flock on `path`, or None when it is held elsewhere (`wait=False`)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -230,7 +237,9 @@ class Source:
 
         store = ox.Store()
         _fill(store, _emitted(self.graphs(None)))
-        return store.dump(format=ox.RdfFormat.N_QUADS)
+        out = store.dump(format=ox.RdfFormat.N_QUADS)
+        assert out is not None  # dumped to no file: the bytes come back
+        return out
 
 
 def open_version(root: Path, key: str, source: Callable[[], Source]) -> Version:
@@ -254,7 +263,7 @@ def discard(version: Version) -> None:
     `open_version` builds a fresh store."""
     base = version.base
     version.close()
-    fd = _lock(base / "build.lock", shared=False)
+    fd = _held(base / "build.lock", shared=False)
     try:
         _write_current(base, [v for v in read_current(base) if v.get("folder") != version.entry["folder"]])
     finally:
@@ -265,7 +274,7 @@ def _build(base: Path, key: str, source_factory: Callable[[], Source]) -> None:
     """Under the build lock: make version `key` (from the newest one when only some files changed)
     and publish it, unless another process did while this one waited."""
     base.mkdir(parents=True, exist_ok=True)
-    fd = _lock(base / "build.lock", shared=False)
+    fd = _held(base / "build.lock", shared=False)
     try:
         versions = [v for v in read_current(base) if (base / str(v.get("folder"))).is_dir()]  # gone: a miss
         if any(v.get("key") == key for v in versions):
@@ -290,7 +299,7 @@ def _make(base: Path, key: str, source: Source, newest: dict | None) -> dict:
     digests = source.digests()
     old = _files(base, newest) if newest and newest.get("base") == base_key and digests else None
     try:
-        if old and isinstance(old.get("digests"), dict):
+        if old and newest and isinstance(old.get("digests"), dict) and digests:
             ox.Store.read_only(str(base / newest["folder"])).backup(str(tmp))
             changed = _changed(old["digests"], digests)
             members = _update(ox.Store(str(tmp)), _emitted(source.graphs(changed)), changed, old)
@@ -388,12 +397,13 @@ def _update(store, emitted: dict, changed: Iterable[str], old: dict) -> dict:
     import pyoxigraph as ox
 
     changed = sorted(changed)
-    emits, shared = dict(old.get("emits") or {}), dict(old.get("shared") or {})
+    emits: dict[str, bytes] = dict(old.get("emits") or {})
+    shared: dict[bytes, int] = dict(old.get("shared") or {})
     held = {}  # hash -> (triple, file) for the triples the changed files' graphs hold now
     for f in changed:
         for q in store.quads_for_pattern(None, None, None, ox.NamedNode(graph_iri(f))):
             held[_hash(q.triple)] = (q.triple, f)
-    count: dict = {}
+    count: dict[bytes, int] = {}
     for f in changed:
         for h in _chunks(emits.get(f, b"")):
             count[h] = count.get(h, shared.get(h, 1)) - 1

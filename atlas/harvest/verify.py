@@ -57,8 +57,8 @@ def iter_evidence(atlas: Atlas):
         for st in f.steps:
             if st.source is not None:
                 yield f"flow {f.id} step {st.id}", st.source
-    for r in atlas.repositories:
-        yield from _owned(f"repository {r.id}", r.evidence)
+    for repo in atlas.repositories:
+        yield from _owned(f"repository {repo.id}", repo.evidence)
 
 
 def _owned(owner: str, evidence):
@@ -138,6 +138,7 @@ def _requests(items, head: str) -> list[str]:
 def _check_pin(e: Evidence, answers, head: str, clone, ok_note: str) -> tuple[str, str]:
     """(status, reason) of one pin, from the answers of `git cat-file --batch`."""
     p = e.pin
+    assert p is not None  # only pinned evidence is checked
     if not SHA_RE.match(p.sha):
         return "broken", f"{p.sha!r} is not a full 40-hex sha"
     if "\n" in p.path:
