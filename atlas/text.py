@@ -55,9 +55,9 @@ def suggest(word: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
     for name, ident in candidates.items():
         n = norm(name)
         matcher = difflib.SequenceMatcher(None, key, n)
-        # real_quick_ratio is an upper bound computed from the lengths alone: a long input (a
-        # pasted page) skips the quadratic comparison with every name
-        score = matcher.ratio() if matcher.real_quick_ratio() >= 0.45 else 0.0
+        # real_quick_ratio (from the lengths alone) and quick_ratio (from the letters, ignoring
+        # their order) are upper bounds of ratio: most names skip the quadratic comparison
+        score = matcher.ratio() if matcher.real_quick_ratio() >= 0.45 and matcher.quick_ratio() >= 0.45 else 0.0
         if key and (key in n or n in key):
             score = max(score, 0.75 + 0.2 * min(len(key), len(n)) / max(len(key), len(n)))
         if score > scored.get(ident, 0.0):

@@ -49,6 +49,23 @@ def query_tokens(text: str) -> list[str]:
     return kept or found
 
 
+def latin_words(text: str) -> list[tuple[str, str]]:
+    """The Latin words of a text as typed (folded, split at - _ and ., not plural-folded; a compound
+    also whole, as `tokens` gives it), each with its search token: [(word, token)]."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: list[tuple[str, str]] = []
+    for m in _RUN.finditer(folded):
+        if m.group(2):
+            parts = [p for p in _JOIN.split(m.group(2)) if p]
+            out.extend((p, _stem(p)) for p in parts)
+            if len(parts) > 1:
+                out.append(("".join(parts), _stem("".join(parts))))
+    return out
+
+
+stem = _stem
+
+
 def tokens(text: str, query: bool = False) -> list[str]:
     """Search tokens of a text (documents and queries alike; a query skips the single CJK
     characters of runs longer than one, which only serve one-character queries)."""
