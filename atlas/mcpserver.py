@@ -86,8 +86,10 @@ class AtlasTools:
             raise AtlasError("give some words to search for", Location("text"))
         if not 1 <= limit <= 100:
             raise AtlasError(f"limit {limit} is out of range", Location("limit"), "use 1 to 100")
-        hits = self.index.search(text, limit=limit)  # the ranked list of `atlas query WORDS`
-        return _lang_only({"query": text, "hits": hits}, lang)
+        from .ask import understood
+
+        value, _reading = understood(self.opened, text, limit)  # what `atlas query WORDS --format json` gives
+        return _lang_only(value, lang)
 
     def card(self, term: str, lang: str = "all", as_of: str | None = None):
         _check_lang(lang)
