@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import resolve, views
-from .errors import AtlasError, Location
+from .errors import AtlasError, Location, UsageError
 from .model import (
     CLAIM_STATUSES, KINDS, LIFECYCLES, QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept,
     Relation, canonical_relation,
@@ -101,7 +101,7 @@ def _by_relation(atlas: Atlas, c: Concept, value: str) -> bool:
     rtype, _, target = value.partition(":")
     canon = canonical_relation(rtype)
     if canon is None:
-        raise AtlasError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
+        raise UsageError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
                          "types: " + ", ".join(RELATION_TYPES))
     forward, reverse = canon
     tc = resolve.find(atlas, target) if target else None
@@ -132,7 +132,7 @@ FILTERS = {"kind": _by_kind, "answers": _by_answers, "status": _by_status, "hw":
 
 def _check_choice(value: str, options, what: str) -> None:
     if value not in options:
-        raise AtlasError(f'unknown {what} "{value}"', Location("query"),
+        raise UsageError(f'unknown {what} "{value}"', Location("query"),
                          f"{what} is one of: " + ", ".join(options))
 
 
@@ -149,7 +149,7 @@ def related(atlas: Atlas, c: Concept, rel: str | None = None, depth: int = 1) ->
     if rel:
         canon = canonical_relation(rel)
         if canon is None:
-            raise AtlasError(f'unknown relation type "{rel}"', Location("--rel"),
+            raise UsageError(f'unknown relation type "{rel}"', Location("--rel"),
                              "types: " + ", ".join(RELATION_TYPES))
         forward = canon[0]
     seen = {c.id: 0}
@@ -182,7 +182,7 @@ def path(atlas: Atlas, a: Concept, b: Concept, rel: str | None = None) -> list[d
     und.add_nodes_from(c.id for c in atlas.concepts)
     forward = canonical_relation(rel)[0] if rel and canonical_relation(rel) else None
     if rel and forward is None:
-        raise AtlasError(f'unknown relation type "{rel}"', Location("--rel"))
+        raise UsageError(f'unknown relation type "{rel}"', Location("--rel"))
     for r in sorted(atlas.relations(), key=lambda r: (r.source, r.target, r.type)):
         if forward and r.type != forward:
             continue
