@@ -121,7 +121,7 @@ def _definition(opened: Any, reading: Reading, subjects: list[str], hits: list[d
 def _history(opened: Any, reading: Reading, subjects: list[str], hits: list[dict]) -> dict:
     card = opened.cards.card(subjects[0])
     return {"concept": card["id"], "name": card["names"], "first_visible": card["first_visible"],
-            "history": card["history"]}
+            "history": card["history"], "undated": card.get("undated")}
 
 
 def _question(opened: Any, reading: Reading, subjects: list[str], hits: list[dict]) -> dict:

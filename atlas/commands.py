@@ -466,17 +466,21 @@ def timeline(term: str | None = None, repo_ids=(), as_of: str | None = None, fmt
 def repos_report(repo_ids=(), repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     """`atlas timeline --repos-report`: every listed repository, harvested or why not."""
     from . import render
-    from .harvest import account_repositories
+    from .harvest import account_repositories, account_undated
     from .paths import data_dir as resolve_data_dir, repos_root
 
     d = resolve_data_dir(data_dir)
-    accounts = account_repositories(_atlas(d), repos_root(repos_dir, d))
+    atlas = _atlas(d)
+    accounts = account_repositories(atlas, repos_root(repos_dir, d))
+    undated = account_undated(atlas, accounts)
     if repo_ids:
         accounts = [a for a in accounts if a.repo in repo_ids]
+        undated = [u for u in undated if set(u.repos) & set(repo_ids)]
     counts: dict[str, int] = {}
     for a in accounts:
         counts[a.state] = counts.get(a.state, 0) + 1
-    value = {"counts": counts, "repositories": [a.to_plain() for a in accounts]}
+    value = {"counts": counts, "repositories": [a.to_plain() for a in accounts],
+             "undated": [u.to_plain() for u in undated]}
     return answer(fmt, value, render.repos_report)
 
 

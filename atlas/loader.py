@@ -19,7 +19,7 @@ from .model import (
     CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
     METHODS, PRECISIONS, QUESTION_IDS, REPO_RE, REPO_STATUSES, SHA_RE, Atlas, Claim,
     Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question, Relation,
-    RepoHarvest, Repository, Sighting, Text, canonical_relation, RELATION_TYPES,
+    RepoHarvest, Repository, Sighting, TestPlan, Text, Undated, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF,
 )
 from .text import branch_problem, day
@@ -343,27 +343,28 @@ def _relation(ctx: _Ctx, node, owner: str) -> Relation | None:
 
 
 def _probe(ctx: _Ctx, node) -> Probe | None:
-    f = _fields(ctx, node, "a probe", ("repo", "term", "path"), ("repo",))
+    f = _fields(ctx, node, "a probe", ("repo", *METHODS), ("repo",))
     if f is None or "repo" not in f:
         return None
     repo = _str(ctx, f["repo"], "probe repo")
     if repo is None:
         return None
     ctx.ref("repo", repo, f["repo"], "probe repository")
-    if ("term" in f) == ("path" in f):
-        ctx.error(node, "bad-probe", "a probe needs exactly one of term or path")
+    methods = [m for m in METHODS if m in f]
+    if len(methods) != 1:
+        ctx.error(node, "bad-probe", "a probe needs exactly one of " + " or ".join(METHODS))
         return None
-    value = _str(ctx, f.get("term") or f.get("path"), "probe term/path")
+    method = methods[0]
+    value = _str(ctx, f[method], f"probe {method}")
     if not value:
         return None
-    if "path" in f:
+    if method == "path":  # a folder is written with or without its trailing slash
         value = value.strip("/")
-        return Probe(repo, path=value, loc=ctx.loc(node))
-    return Probe(repo, term=value, loc=ctx.loc(node))
+    return Probe(repo, method, value, loc=ctx.loc(node))
 
 
 _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
-                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes")
+                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes", "undated")
 
 
 def parse_concept(ctx: _Ctx, node, stem: str) -> Concept | None:
@@ -449,6 +450,21 @@ def _concept_probes(ctx: _Ctx, c: Concept, node) -> None:
             c.probes.append(probe)
 
 
+def _concept_undated(ctx: _Ctx, c: Concept, node) -> None:
+    """`undated: {repos: [owner/name, ...], note: {en, zh}}`: why no probe dates the concept.
+    `repos` names the public repositories that hold it (each must be listed), empty when none does."""
+    f = _fields(ctx, node, "undated", ("repos", "note"), ("note",))
+    if f is None:
+        return
+    c.undated = Undated(loc=ctx.loc(node))
+    if "repos" in f:
+        for value, item in _str_list(ctx, f["repos"], "undated repos"):
+            c.undated.repos.append(value)
+            ctx.ref("repo", value, item, "undated repository")
+    if "note" in f:
+        c.undated.note = _text(ctx, f["note"], "undated note")
+
+
 # A concept's fields after id and kind, in the order they are read (and their problems reported):
 # field -> reader(ctx, concept, node), which checks the value and sets it on the concept.
 _CONCEPT_FIELDS = (
@@ -456,7 +472,7 @@ _CONCEPT_FIELDS = (
     ("beginner", _concept_text("beginner")), ("professional", _concept_text("professional")),
     ("hardware", _concept_hardware), ("hardware_note", _concept_hardware_note),
     ("lifecycle", _concept_lifecycle), ("relations", _concept_relations), ("evidence", _concept_evidence),
-    ("probes", _concept_probes),
+    ("probes", _concept_probes), ("undated", _concept_undated),
 )
 
 
@@ -537,7 +553,7 @@ def _hardware(ctx: _Ctx, node, what: str) -> list[str]:
 
 
 def parse_claim(ctx: _Ctx, node) -> Claim | None:
-    f = _fields(ctx, node, "a claim", ("id", "statement", "status", "about", "evidence", "note"),
+    f = _fields(ctx, node, "a claim", ("id", "statement", "status", "about", "evidence", "note", "test_plan"),
                 ("id", "statement", "status", "about", "evidence"))
     if f is None or "id" not in f:
         return None
@@ -559,7 +575,39 @@ def parse_claim(ctx: _Ctx, node) -> Claim | None:
             ctx.error(f["evidence"], "no-evidence", f'claim "{cid}" has no evidence')
     if "note" in f:
         cl.note = _text(ctx, f["note"], "claim note", required=False)
+    if "test_plan" in f:
+        cl.test_plan = parse_test_plan(ctx, f["test_plan"], cid)
     return cl
+
+
+_TEST_PLAN_KEYS = ("order", "step", "where", "measure", "confirm", "refute")
+
+
+def parse_test_plan(ctx: _Ctx, node, cid: str) -> TestPlan | None:
+    """A claim's test plan: the pinned lines to time or print at (`where`), what to measure, the
+    results that confirm or refute the claim, its decision `order` and optionally the flow `step`
+    ("flow-id/step-id") it instruments. The step is checked once every flow is loaded."""
+    f = _fields(ctx, node, "a test plan", _TEST_PLAN_KEYS, ("order", "where", "measure", "confirm", "refute"))
+    if f is None:
+        return None
+    plan = TestPlan(loc=ctx.loc(node))
+    if "order" in f:
+        order = _int(ctx, f["order"], "test plan order")
+        if order is not None and order < 1:
+            ctx.error(f["order"], "bad-value", f"test plan order {order} of claim \"{cid}\" is not 1 or more")
+        plan.order = order or 0
+    if "step" in f:
+        plan.step = _str(ctx, f["step"], "test plan step") or ""
+        if plan.step and not re.match(r"^[a-z0-9-]+/[a-z0-9-]+$", plan.step):
+            ctx.error(f["step"], "bad-value", f"test plan step {plan.step!r} is not flow-id/step-id")
+    if "where" in f:
+        plan.where = _evidence_list(ctx, f["where"], "test plan where")
+        if not plan.where:
+            ctx.error(f["where"], "no-evidence", f'the test plan of claim "{cid}" pins no line to time or print at')
+    for key in ("measure", "confirm", "refute"):
+        if key in f:
+            setattr(plan, key, _text(ctx, f[key], f"test plan {key}"))
+    return plan
 
 
 def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:

@@ -228,9 +228,28 @@ def _card_evidence(c: dict, questions: dict, lang: str, width_: int) -> list[str
     return lines
 
 
+UNDATED_WORDS = {
+    "no-public-repository": "no public repository holds it",
+    "not-harvested": "the repositories that hold it were not harvested here (no clone)",
+    "not-found": "its probes found nothing before the cut-off",
+    "no-reason": "no probe, and no reason given",
+}
+
+
+def _card_undated(c: dict, lang: str, width_: int) -> list[str]:
+    u = c.get("undated")
+    if not u:
+        return []
+    lead = UNDATED_WORDS.get(u["reason"], u["reason"]) + (f" ({', '.join(u['repos'])})" if u["repos"] else "")
+    lines = [_section("History: undated")] + hang(lead, width_, "  ", "  ")
+    if pick(u["note"], lang):
+        lines.extend("  " + x for x in wrap(pick(u["note"], lang), width_))
+    return lines
+
+
 def _card_history(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
     if not c["history"]:
-        return []
+        return _card_undated(c, lang, width_)
     return [_section(f"History (first visible on the mainline, cut-off {c['history'][0]['cutoff']})")] \
         + history_lines(c["history"])
 
@@ -315,7 +334,8 @@ SAID = {
     "en": {
         "first": "{name}: first visible {day} in {repo} ({sha}, {precision}; {method}: {value})",
         "unseen": "{name}: not seen on the mainline of any harvested repository before the cut-off {cutoff}",
-        "undated": "{name}: nothing dates it (the atlas has no probe for it)",
+        "undated": "{name}: undated - {why}",
+        "no_probe": "the atlas has no probe for it",
         "cutoff": "  (first visible on the mainline, cut-off {cutoff}; docs/history.md)",
         "question": "{name} - {question}",
         "no_answer": "(not answered by {id}; it answers: {answers})",
@@ -331,7 +351,8 @@ SAID = {
     "zh": {
         "first": "{name}：{day} 首次可见于 {repo}（{sha}，{precision}；{method}: {value}）",
         "unseen": "{name}：截至 {cutoff}，在已收录仓库的主线上未见",
-        "undated": "{name}：没有可确定其时间的记录（图谱没有它的探针）",
+        "undated": "{name}：未定时间 - {why}",
+        "no_probe": "图谱没有它的探针",
         "cutoff": "  （主线上首次可见，截止日 {cutoff}；见 docs/history.md）",
         "question": "{name}：{question}",
         "no_answer": "（{id} 不回答这个问题；它回答的是：{answers}）",
@@ -363,7 +384,10 @@ def _history_head(a: dict, questions: dict, lang: str, said: dict) -> list[str]:
     name = pick(a["name"], lang)
     fv, history = a["first_visible"], a["history"]
     if not history:
-        return [said["undated"].format(name=name)]
+        u = a.get("undated")
+        why = (UNDATED_WORDS.get(u["reason"], u["reason"]) + (f" ({', '.join(u['repos'])})" if u["repos"] else "")
+               if u else said["no_probe"])
+        return hang(said["undated"].format(name=name, why=why), term_width(), "", "    ")
     cutoff = history[0]["cutoff"]
     if not fv:
         return [said["unseen"].format(name=name, cutoff=cutoff)] + history_lines(history)
@@ -515,8 +539,12 @@ def flow(f: dict, lang: str = "en") -> str:
         lines.extend("    " + x for x in wrap(pick(s["label"], lang), w))
         if s["concepts"]:
             lines.append("    concepts: " + ", ".join(s["concepts"]))
+        if pick(s.get("note") or {}, lang):
+            lines.extend(hang(pick(s["note"], lang), w + 2, "    note: ", "      "))
         if s["source"]:
             lines.append(f"    source: {s['source']['source']} ({s['source']['confidence']})")
+        for t in s.get("test_plans", []):
+            lines.append(f"    test plan: {t['claim']} (decision order {t['order']}; atlas claims {t['claim']})")
         for a in s["after"]:
             lines.append(f"    after {a['from']} ({a['type']}{': ' + a['label'] if a['label'] else ''})")
     return "\n".join(lines)
@@ -532,6 +560,7 @@ def claims(rows: list[dict], lang: str = "en") -> str:
         out.extend("    " + x for x in wrap(pick(cl["statement"], lang), w))
         for e in cl["evidence"]:
             out.append(f"    - {e['source']} ({e['confidence']})")
+        out.extend(_test_plan_lines(cl.get("test_plan"), lang, w))
     return "\n".join(out)
 
 
@@ -556,6 +585,24 @@ def claims_by_status(rows: list[dict], lang: str = "en") -> str:
     counts = ", ".join(f"{len(groups[s])} {s}" for s in order)
     out.append(f"\n{len(rows)} claims: {counts}; the evidence: atlas claims --full, or atlas claims ID")
     return "\n".join(out)
+
+
+def _test_plan_lines(plan: dict | None, lang: str, w: int) -> list[str]:
+    """A claim's test plan: decision order, flow step, what to measure, what confirms or refutes
+    it, and the pinned lines to time or print at."""
+    if not plan:
+        return []
+    step = f", flow step {plan['step']}" if plan["step"] else ""
+    out = [f"    Test plan (decision order {plan['order']}{step})"]
+    for key, title in (("measure", "measure"), ("confirm", "confirms"), ("refute", "refutes")):
+        out.extend(hang(pick(plan[key], lang), w, f"      {title}: ", "        "))
+    out.append("      time or print at:")
+    for e in plan["where"]:
+        out.append(f"        - {e['source']}" + (f"  ({e['symbol']})" if e.get("symbol") else ""))
+        sup = pick(e["supports"], lang)
+        if sup:
+            out.extend("            " + x for x in wrap(sup, w - 12))
+    return out
 
 
 def repos(rows: list[dict], lang: str = "en") -> str:
@@ -669,7 +716,19 @@ def repos_report(value: dict) -> str:
                  rows, right=(2, 3, 4, 5)), ""]
     out += [f"- {a['repo']}: {a['reason']}" for a in accounts if a["reason"]]
     out += ["", ", ".join(f"{n} {s}" for s, n in sorted(value["counts"].items()))]
-    return "\n".join(out)
+    return "\n".join(out + _undated_lines(value["undated"]))
+
+
+def _undated_lines(undated: list[dict]) -> list[str]:
+    """The concepts no sighting dates, each with its reason, the state of the repositories that
+    hold it and the data's note."""
+    if not undated:
+        return []
+    out = ["", f"Undated concepts ({len(undated)}): no sighting dates them"]
+    for u in undated:
+        where = f" [{u['detail']}]" if u["detail"] else (f" [{', '.join(u['repos'])}]" if u["repos"] else "")
+        out.append(f"- {u['concept']}: {u['reason']}{where}" + (f": {u['note']['en']}" if u["note"].get("en") else ""))
+    return out
 
 
 def verify(report) -> str:

@@ -215,3 +215,15 @@ def test_fast_launcher_never_imports_click():
         found = set(imports(PKG / rel)) & {"click", "yaml"} | (
             set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
         assert not found, f"atlas/{rel} imports {found}"
+
+
+def test_every_subpackage_is_installed():
+    """pyproject.toml lists the packages to install: a subpackage left out works in a checkout and
+    fails after `pip install .`."""
+    import tomllib
+
+    listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {"atlas." + ".".join(p.parent.relative_to(PKG).parts) if p.parent != PKG else "atlas"
+             for p in PKG.rglob("__init__.py")}
+    assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"

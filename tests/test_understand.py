@@ -274,14 +274,17 @@ def test_a_huge_query_is_refused_at_once_with_a_usage_error(tmp_path):
 def test_compare_folds_duplicates_in_linear_time():
     """2,000 copies of each of two terms: two columns, in about the time of two terms (the code
     before the resolver folded duplicates drew 4,000 columns, in time growing as the square)."""
-    commands.compare(["hccs", "hixl"], data_dir=DATA)  # warm the cache
-    started = time.perf_counter()
-    two = commands.compare(["hccs", "hixl"], data_dir=DATA)
-    base = time.perf_counter() - started
-    started = time.perf_counter()
-    many = commands.compare(["hccs", "hixl"] * 2000, data_dir=DATA)
-    spent = time.perf_counter() - started
+    def timed(terms):
+        times, answers = [], []
+        for _ in range(3):  # the best of three: a shared machine's pauses are not the code's
+            started = time.perf_counter()
+            answers.append(commands.compare(terms, data_dir=DATA))
+            times.append(time.perf_counter() - started)
+        return answers[0], min(times)
+
+    two, base = timed(["hccs", "hixl"])
+    many, spent = timed(["hccs", "hixl"] * 2000)
     assert many == two and two.out.split()[:2] == ["hccs", "hixl"]
-    assert spent < max(1.0, 20 * base), (spent, base)
+    assert spent < max(3.0, 20 * base), (spent, base)
     as_json = json.loads(commands.compare(["hccs", "hixl"] * 2000, fmt="json", data_dir=DATA).out)
     assert [c["id"] for c in as_json["concepts"]] == ["hccs", "hixl"]
