@@ -24,6 +24,7 @@ from . import resolve
 from .understand import Reading, read, sides
 
 LIMIT = 10
+CLAIMS = 40  # hits ranked beyond the shown ones when claims are asked for: every claim the words find
 
 
 class Asked(NamedTuple):
@@ -69,8 +70,11 @@ def understood(opened: Any, text: str, limit: int = LIMIT) -> tuple[dict, Readin
     reading = read(text, opened.cards.names)
     index = opened.index
     subjects = list(reading.concepts)
-    hits = index.search(reading.text if reading.kind != "search" else reading.plain, limit=limit)
     kind = reading.kind
+    # one search: the hits shown (with snippets) and, for a question about claims, the claims ranked
+    ranked = index.search(reading.text if kind != "search" else reading.plain,
+                          limit=limit + (CLAIMS if kind == "claims" else 0), snippets=limit)
+    hits = ranked[:limit]
     if kind in ("definition", "history", "question") and not subjects:
         subjects = _strong(hits)
     if kind == "comparison" and len(subjects) < 2:
@@ -78,7 +82,7 @@ def understood(opened: Any, text: str, limit: int = LIMIT) -> tuple[dict, Readin
     if _needs_subject(kind, subjects):
         kind = "search"
         hits = index.search(reading.plain, limit=limit)
-    answer = ANSWERS[kind](opened, reading, subjects, hits)
+    answer = ANSWERS[kind](opened, reading, subjects, ranked)
     hits = _first(opened, kind, subjects, answer, hits, limit)
     intent = {"kind": kind, "question": reading.question if kind == "question" else None,
               "concepts": subjects, "lang": reading.lang}
@@ -104,7 +108,7 @@ def _sides(index: Any, reading: Reading, subjects: list[str]) -> list[str]:
     concept by all of its name."""
     out = list(subjects)
     for part in sides(reading.text):
-        for found in _strong(index.search(part, limit=1)):
+        for found in _strong(index.search(part, limit=1, snippets=False)):
             if found not in out:
                 out.append(found)
     return out
@@ -136,29 +140,43 @@ def _question(opened: Any, reading: Reading, subjects: list[str], hits: list[dic
 def _comparison(opened: Any, reading: Reading, subjects: list[str], hits: list[dict]) -> dict:
     from . import queries
 
-    atlas = opened.atlas
-    return queries.compare(atlas, [atlas.concept(i) for i in subjects])
+    store = opened.cards
+    return queries.compare_cards([store.card(i) for i in subjects], store.questions)
 
 
 def _claims(opened: Any, reading: Reading, subjects: list[str], hits: list[dict]) -> dict:
     """The claims about the named concepts: those the words find first (as they rank them), then
     those about more of the concepts. With no concept named, or none that any claim is about, the
-    claims the words find (as `atlas claims WORDS` ranks them)."""
+    claims the words find, as the ranked search orders claims."""
     about: dict[str, int] = {}
     found: dict[str, dict] = {}
     for s in subjects:
         for cl in opened.cards.card(s)["claims"]:
             about[cl["id"]] = about.get(cl["id"], 0) + 1
             found.setdefault(cl["id"], {k: cl[k] for k in ("id", "status", "statement")})
+    ranked = [h["id"] for h in hits if h["type"] == "claim"]  # as the words rank them
     if not found:
-        from . import queries
-
-        rows = queries.claims_topic(opened.atlas, opened.index, reading.text)
-        return {"concepts": [], "claims": [{k: c[k] for k in ("id", "status", "statement")} for c in rows]}
-    ranked = [h["id"] for h in opened.index.search(reading.text, types={"claim"}, limit=len(found) + 50)]
+        refs = claim_refs(opened)
+        return {"concepts": [], "claims": [refs[c] for c in ranked if c in refs]}
     rank = {c: i for i, c in enumerate(c for c in ranked if c in found)}
     order = sorted(found, key=lambda c: (rank.get(c, len(rank)), -about[c], c))
     return {"concepts": subjects, "claims": [found[c] for c in order]}
+
+
+def claim_refs(opened: Any) -> dict[str, dict]:
+    """Every claim as a card lists it ({id, status, statement}, `views.claim_ref`), by id: read from
+    the cache, where the first question about claims that names no concept leaves it (the records
+    are opened once for it, not at every such question)."""
+    from . import cache
+
+    file = cache.path("claims", opened.key)
+    refs = cache.read(file)
+    if not isinstance(refs, dict):
+        from .views import claim_ref
+
+        refs = {cl.id: claim_ref(cl) for cl in opened.atlas.claims}
+        cache.write(file, refs)
+    return refs
 
 
 def _search(opened: Any, reading: Reading, subjects: list[str], hits: list[dict]) -> None:

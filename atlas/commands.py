@@ -142,11 +142,14 @@ def missed(opened, term: str, reading, fmt: str, lang: str) -> Answer:
     """Nothing in concepts, claims, flows or repositories matches: said in the query's language,
     with the concepts whose names are nearest; exit code 1."""
     from . import render
-    from .resolve import prefix_owners, suggestions
+    from .resolve import nearest_names, prefix_owners_in
     from .understand import language
+    from .views import card_row
 
-    rows = suggestions(opened.atlas, reading.plain if reading is not None else term)
-    several = len(prefix_owners(opened.atlas, term)) > 1
+    store = opened.cards
+    indexes = (store.names["name_index"], store.names["loose_index"])
+    rows = [card_row(store.card(i)) for i in nearest_names(*indexes, reading.plain if reading is not None else term)]
+    several = len(prefix_owners_in(*indexes, term)) > 1
     said = language(term)
     if fmt == "json":
         return Answer(to_json({"error": render.miss_message(term, said, several), "query": term,

@@ -221,21 +221,27 @@ def questions(atlas: Atlas, concepts: list[Concept] | None = None) -> dict:
 
 def compare(atlas: Atlas, concepts: list[Concept]) -> dict:
     """Concepts side by side (each once): their answers, hardware, lifecycle and first visible."""
-    concepts = list({c.id: c for c in concepts}.values())
+    chosen = {c.id: c for c in concepts}.values()
+    return compare_cards([views.card(atlas, c) for c in chosen], views.question_names(atlas))
+
+
+def compare_cards(cards: list[views.Card], questions: dict[str, views.TextView]) -> dict:
+    """The comparison, made from the concepts' cards and the questions' names: what `compare`
+    returns, and what `atlas query "a vs b"` builds from the card store without the records."""
+    cards = list({c["id"]: c for c in cards}.values())
     cols = []
-    for c in concepts:
-        fv = views.first_visible(atlas, c.id)
+    for c in cards:
+        fv = c["first_visible"]
         cols.append({
-            "id": c.id, "kind": c.kind, "name": views.text(c.names), "answers": views.answers(c),
-            "hardware": list(c.hardware), "lifecycle": c.lifecycle.status,
-            "lifecycle_note": views.text(c.lifecycle.note),
+            "id": c["id"], "kind": c["kind"], "name": c["names"], "answers": c["answers"],
+            "hardware": list(c["hardware"]), "lifecycle": c["lifecycle"]["status"],
+            "lifecycle_note": c["lifecycle"]["note"],
             "first_visible": ({"date": fv["date"], "repo": fv["repo"], "sha": fv["sha"],
                                "precision": fv["precision"]} if fv else None),
         })
-    ids = {c.id for c in concepts}
-    shared = sorted({r.target if r.source == a.id else r.source
-                     for a in concepts for r in atlas.touching.get(a.id, [])} & ids)
-    return {"questions": [{"id": q.id, "names": views.text(q.names)} for q in atlas.questions],
+    ids = {c["id"] for c in cards}
+    shared = sorted({x["id"] for c in cards for g in c["relations"] for x in g["concepts"]} & ids)
+    return {"questions": [{"id": q, "names": names} for q, names in questions.items()],
             "concepts": cols, "related_among_them": shared}
 
 

@@ -374,7 +374,7 @@ def answer(value: dict, questions: dict, lang: str = "en") -> str:
     intent = value["intent"]
     if intent["kind"] == "definition":
         return card(value["answer"], questions, lang)
-    said = SAID.get(intent["lang"], SAID["en"])
+    said = SAID.get(lang) or SAID.get(intent["lang"], SAID["en"])  # the answer's language; with all, the question's
     head = ANSWER_HEADS[intent["kind"]](value["answer"], questions, lang, said)
     listing = hits(value, lang) if value["hits"] else ""
     return "\n\n".join(part for part in ("\n".join(head), listing) if part)

@@ -77,10 +77,24 @@ def find(atlas: Atlas, term: str) -> Concept | None:
 
 def prefix_owners(atlas: Atlas, term: str) -> list[str]:
     """Concepts having a name or alias that starts with the term (an ambiguous prefix)."""
+    return prefix_owners_in(atlas.name_index, atlas.loose_index, term)
+
+
+def prefix_owners_in(name_index: dict, loose_index: dict, term: str) -> list[str]:
+    """`prefix_owners` over name indexes (the atlas's or the card store's plain copies)."""
     key, loose = norm(term), squash(term)
-    owners = {cid for name, ids in atlas.name_index.items() if key and name.startswith(key) for cid in ids}
-    owners |= {cid for name, ids in atlas.loose_index.items() if loose and name.startswith(loose) for cid in ids}
+    owners = {cid for name, ids in name_index.items() if key and name.startswith(key) for cid in ids}
+    owners |= {cid for name, ids in loose_index.items() if loose and name.startswith(loose) for cid in ids}
     return sorted(owners)
+
+
+def nearest_names(name_index: dict, loose_index: dict, term: str, limit: int = 8) -> list[str]:
+    """The concepts whose names are nearest a term that named none: those with a name it starts,
+    then by spelling. Over name indexes only, so the card store answers without the records."""
+    ranked = prefix_owners_in(name_index, loose_index, term)
+    candidates = {name: cid for name, ids in name_index.items() for cid in sorted(ids)}
+    ranked += [cid for cid in suggest(term, candidates, limit, folded=True) if cid not in ranked]
+    return ranked[:limit]
 
 
 def concept_texts(c: Concept) -> list[str]:
@@ -93,9 +107,7 @@ def concept_texts(c: Concept) -> list[str]:
 
 def suggestions(atlas: Atlas, term: str, limit: int = 8) -> list[Row]:
     """Ranked concepts for a term that matched nothing: names it is a prefix of, spelling, then full text."""
-    ranked = prefix_owners(atlas, term)
-    candidates = {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
-    ranked += [cid for cid in suggest(term, candidates, limit) if cid not in ranked]
+    ranked = nearest_names(atlas.name_index, atlas.loose_index, term, limit)
     key = norm(term)
     if key:
         for c in atlas.concepts:

@@ -198,8 +198,9 @@ class SearchIndex:
             f"WHERE key.key IN ({marks})", sorted(keys)).fetchall()
         return sorted(rows, key=lambda r: (TYPE_ORDER[r[0]], r[1]))
 
-    def search(self, text: str, types=None, limit: int = 20) -> list[dict]:
-        """Ranked hits `{type, id, name, score, snippet: {field, lang, text}}`, best first."""
+    def search(self, text: str, types=None, limit: int = 20, snippets: bool | int = True) -> list[dict]:
+        """Ranked hits `{type, id, name, score, snippet: {field, lang, text}}`, best first. `snippets`
+        False: no snippet (a caller that only ranks); a number: snippets for that many first hits."""
         check_query(text)
         query = query_tokens(text)
         check_query(text, query)
@@ -228,7 +229,10 @@ class SearchIndex:
                          "score": round(score, 4), "_rowid": rowid})
         hits.sort(key=lambda h: (-h["score"], TYPE_ORDER[h["type"]], h["id"]))
         hits = hits[:limit]
-        self._snippets(hits, text, [t for g in groups for t in g])
+        shown = len(hits) if snippets is True else int(snippets)
+        self._snippets(hits[:shown], text, [t for g in groups for t in g])
+        for h in hits[shown:]:
+            del h["_rowid"]
         return hits
 
     def _corrections(self, text: str, query: list[str]) -> dict[str, list[str]]:

@@ -22,6 +22,7 @@ The word lists are parsed once and kept in the cache, keyed by the file's bytes 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -30,10 +31,7 @@ from .text import norm
 WORDS_FILE = Path(__file__).with_name("querywords.yaml")
 MAX_CHARS = 200  # longer text is searched as it is: no names or cues are looked for
 INTENTS = ("definition", "history", "question", "comparison", "claims", "search")
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAS_CJK = re.compile(f"[{_CJK}]")
-_RUNS = re.compile(f"[{_CJK}？。，]+")
-_LATIN = re.compile(r"[^\W_]", re.UNICODE)
+_RUN_PUNCTUATION = "？。，"
 _POSSESSIVE = re.compile(r"['’]s(?![0-9a-z])")
 _LOOSE = re.compile("[ \\-_./()（）]")  # what `text.squash` drops
 
@@ -165,9 +163,20 @@ def _raw_words() -> dict[str, Any]:
 # Reading a question
 # ---------------------------------------------------------------------------------------------
 
+def _cjk(ch: str) -> bool:
+    """A Chinese (CJK) character: compared by range, as a regular expression's class of these ranges
+    costs milliseconds to compile at every start."""
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
+
+
+def _latin(ch: str) -> bool:
+    """A letter or digit of a Latin (non-Chinese) word."""
+    return ch.isalnum() and not _cjk(ch)
+
+
 def language(text: str) -> str:
     """"zh" when the text holds Chinese, else "en"."""
-    return "zh" if _HAS_CJK.search(text) else "en"
+    return "zh" if any(_cjk(ch) for ch in text) else "en"
 
 
 def read(text: str, names: dict[str, Any], lists: Words | None = None) -> Reading:
@@ -249,9 +258,8 @@ def _boundaries(folded: str) -> list[int]:
     apostrophe of "what's" (no name starts with its s)."""
     out = [0]
     for i in range(1, len(folded)):
-        inside_word = _LATIN.match(folded[i - 1]) and _LATIN.match(folded[i]) \
-            and not _HAS_CJK.match(folded[i - 1]) and not _HAS_CJK.match(folded[i])
-        if not inside_word and not (folded[i - 1] in "'’" and _LATIN.match(folded[i])):
+        inside_word = _latin(folded[i - 1]) and _latin(folded[i])
+        if not inside_word and not (folded[i - 1] in "'’" and _latin(folded[i])):
             out.append(i)
     out.append(len(folded))
     return out
@@ -265,12 +273,12 @@ def _one(found) -> str | None:
 
 class _Keys(NamedTuple):
     """The name keys spotting looks up, beyond the name indexes: the parts of bracketed names, and
-    every prefix of every key (a stretch of text that starts no name is not extended)."""
+    all keys sorted (a stretch of text that starts no name is not extended)."""
 
     parts: dict[str, set[str]]
     loose_parts: dict[str, set[str]]
-    prefixes: frozenset[str]
-    loose_prefixes: frozenset[str]
+    ordered: list[str]
+    loose_ordered: list[str]
 
 
 _KEYS: dict[int, _Keys] = {}
@@ -280,26 +288,28 @@ def name_keys(exact: dict, loose: dict) -> _Keys:
     """A name with a part in brackets is also named by each part: "弹性分发（elastic dispatch）" by
     弹性分发, "aclshmem_putmem_signal (put with signal)" by "put with signal" ({part: ids}, folded
     as names and loosely; a part that is a whole name of another concept is that concept's); and
-    the prefixes of all keys. Computed once per name index."""
+    every key, sorted. Computed once per name index (about a millisecond)."""
     known = _KEYS.get(id(exact))
     if known is None:
         parts: dict[str, set[str]] = {}
-        for key, ids in exact.items():
-            cut = key.find("(")
-            if cut > 0 and key.endswith(")"):
-                for part in (key[:cut].strip(), key[cut + 1:-1].strip()):
+        for name, ids in exact.items():
+            cut = name.find("(")
+            if cut > 0 and name.endswith(")"):
+                for part in (name[:cut].strip(), name[cut + 1:-1].strip()):
                     if part and part not in exact:
                         parts.setdefault(part, set()).update(ids)
         loose_parts: dict[str, set[str]] = {}
         for part, ids in parts.items():
             loose_parts.setdefault(_LOOSE.sub("", part), set()).update(ids)
-        known = _KEYS[id(exact)] = _Keys(parts, loose_parts, _prefixes([*exact, *parts]),
-                                         _prefixes([*loose, *loose_parts]))
+        known = _KEYS[id(exact)] = _Keys(parts, loose_parts, sorted({*exact, *parts}),
+                                         sorted({*loose, *loose_parts}))
     return known
 
 
-def _prefixes(keys) -> frozenset[str]:
-    return frozenset(k[:i] for k in keys for i in range(1, len(k) + 1))
+def _starts_a_key(ordered: list[str], text: str) -> bool:
+    """Some key of the sorted list starts with `text`."""
+    at = bisect_left(ordered, text)
+    return at < len(ordered) and ordered[at].startswith(text)
 
 
 def _names(folded: str, names: dict[str, Any]) -> list[tuple[int, int, str]]:
@@ -315,7 +325,7 @@ def _names(folded: str, names: dict[str, Any]) -> list[tuple[int, int, str]]:
         for end in bounds[a + 1:]:
             key = folded[start:end]
             squashed = _LOOSE.sub("", key)
-            if key not in keys.prefixes and squashed not in keys.loose_prefixes:
+            if not _starts_a_key(keys.ordered, key) and not _starts_a_key(keys.loose_ordered, squashed):
                 break  # no name starts with this stretch, nor with a longer one
             if folded[end - 1] == " ":
                 continue
@@ -358,9 +368,7 @@ def _strip(folded: str, gone: bytearray, lists: Words) -> None:
     masked = "".join("\0" if g else ch for ch, g in zip(folded, gone))
     for start, end, _ in lists.strip.find(masked):
         gone[start:end] = b"\1" * (end - start)
-    runs = "".join(" " if g else ch for ch, g in zip(folded, gone))
-    for m in _RUNS.finditer(runs):
-        start, end = m.start(), m.end()
+    for start, end in _chinese_runs(folded, gone):
         while start < end and folded[start] in lists.edges:
             gone[start] = 1
             start += 1
@@ -372,6 +380,22 @@ def _strip(folded: str, gone: bytearray, lists: Words) -> None:
         for i in range(start, end):  # "吞吐的一半": a particle inside a run splits it
             if folded[i] in lists.splits:
                 gone[i] = 1
+
+
+def _chinese_runs(folded: str, gone: bytearray) -> list[tuple[int, int]]:
+    """(start, end) of each run of Chinese characters (and Chinese punctuation) not yet gone."""
+    runs = []
+    start = -1
+    for i, ch in enumerate(folded):
+        inside = not gone[i] and (_cjk(ch) or ch in _RUN_PUNCTUATION)
+        if inside and start < 0:
+            start = i
+        elif not inside and start >= 0:
+            runs.append((start, i))
+            start = -1
+    if start >= 0:
+        runs.append((start, len(folded)))
+    return runs
 
 
 def sides(text: str, lists: Words | None = None) -> list[str]:

@@ -60,6 +60,21 @@ def test_query_tokens(text, expected):
     assert search.tokens(text, query=True) == expected
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab9Z_-. ./é\u0301ß２十尾延迟豈\u3400\u4dbf\u9fff\ufaff\u2160"
+                                            "①,;'’?？。\t\n")), max_size=40) | st.text(max_size=40))
+def test_a_query_is_cut_by_hand_into_the_runs_the_pattern_finds(text):
+    import re
+    import unicodedata
+
+    from atlas import tokens as module
+
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    pattern = re.compile(module._RUN_PATTERN)
+    assert module._scan(folded) == [(m.group(1) or "", m.group(2) or "") for m in pattern.finditer(folded)]
+    assert module._runs(folded, True) == module._runs(folded, False)
+
+
 def test_a_chinese_phrase_inside_a_longer_sentence_matches(mini_atlas):
     index = search.build(mini_atlas)
     hits = index.search("规约")  # inside lib-c's "让多张卡一起做规约。"
