@@ -61,9 +61,10 @@ def ask(opened: Any, text: str, as_of: str | None = None) -> Asked:
     return Asked("answer", value, reading)
 
 
-def understood(opened: Any, text: str, limit: int = LIMIT) -> tuple[dict, Reading]:
+def understood(opened: Any, text: str, limit: int = LIMIT, cards: bool = True) -> tuple[dict, Reading]:
     """The value `{query, intent, answer, hits}` for any text, at most `limit` hits besides those
-    the answer is about (the MCP `search` returns it as it is)."""
+    the answer is about (the MCP `search` returns it, with `cards` False: a definition's answer is
+    then `{concept, name}`, as the whole card is the `card` tool's and would not fit a page)."""
     from .search import check_query
 
     check_query(text)
@@ -83,6 +84,8 @@ def understood(opened: Any, text: str, limit: int = LIMIT) -> tuple[dict, Readin
         kind = "search"
         hits = index.search(reading.plain, limit=limit)
     answer = ANSWERS[kind](opened, reading, subjects, ranked)
+    if kind == "definition" and not cards:
+        answer = {"concept": answer["id"], "name": answer["names"]}
     hits = _first(opened, kind, subjects, answer, hits, limit)
     intent = {"kind": kind, "question": reading.question if kind == "question" else None,
               "concepts": subjects, "lang": reading.lang}

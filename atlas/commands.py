@@ -73,9 +73,10 @@ OPTIONS = {o.dest: o for o in (
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
     Option(("--sparql",), "sparql", None, None, None, "Run a read-only SPARQL query instead.", "QUERY"),
-    Option(("--results",), "results", ("table", "json", "csv", "tsv"), None, None,
-           "SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
-           "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json."),
+    Option(("--results",), "results", ("table", "json", "xml", "csv", "tsv"), None, None,
+           "SPARQL result format: table, json (SPARQL 1.1 Results JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
+           "xml (SPARQL Results XML; RDF/XML for CONSTRUCT/DESCRIBE), csv or tsv (SPARQL 1.1 CSV/TSV, SELECT "
+           "only). Default: table, or json with --format json."),
     Option(("--timeout",), "timeout", None, None, None,
            "Time limit of a SPARQL query (default: 5 s embedded, 10 s for a whole endpoint exchange).",
            "SECONDS", number=float, bounds=(0.1, 3600)),
@@ -169,10 +170,38 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
 
 
 def sparql_store(data_dir=None):
-    """The cached N-Triples export the embedded store loads (bad data raises, with every problem)."""
+    """The embedded store of the data, open for reading (`atlas.sparqlstore`): built or updated
+    first when the data changed; N-Quads bytes (a store in memory) when the cache cannot hold one.
+    Bad data raises, with every problem."""
     from .opened import Opened
 
-    return Opened(data_dir).triples
+    return Opened(data_dir).sparql_store()
+
+
+def sparql_embedded(text: str, formats, data_dir=None, where: str = "query", limits: dict | None = None,
+                    source=None, open_store=None):
+    """`text` answered by the embedded store within the limits, rendered (`sparql.Rendered`): from
+    `source`, else from `open_store()` (default: the data's store). A damaged store is dropped and
+    built again, once."""
+    from . import sparql, sparqlstore
+
+    limits = limits or {}
+    open_store = open_store or (lambda: sparql_store(data_dir))
+    sparql.guard(text, where)  # before any store is built for a query that will be refused
+    for attempt in range(2):
+        source = source if source is not None else open_store()
+        try:
+            return sparql.run_embedded(text, source, where=where, formats=formats,
+                                       timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
+                                       max_rows=limits.get("max_rows", sparql.MAX_ROWS))
+        except sparql.StoreDamaged:
+            if attempt or not isinstance(source, sparqlstore.Version):
+                raise
+            sparqlstore.discard(source)
+            source = None
+        finally:
+            if isinstance(source, sparqlstore.Version):
+                source.close()
 
 
 def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None, where: str = "query",
@@ -185,29 +214,23 @@ def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = 
 
     limits = {k: v for k, v in (limits or {}).items() if v is not None}
     if endpoint:
-        result = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
-                                     allow_service=limits.get("allow_service", False))
+        rendered = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
+                                       allow_service=limits.get("allow_service", False), formats=results)
     else:
         if limits.get("allow_service"):
             raise UsageError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
                              Location("--allow-service"))
-        result = sparql.run_embedded(text, nt or sparql_store(data_dir), where=where,
-                                     timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
-                                     max_rows=limits.get("max_rows", sparql.MAX_ROWS))
-    out = terminal_safe(sparql.render(result, results))
+        rendered = sparql_embedded(text, results, data_dir, where, limits, source=nt)
+    out = terminal_safe(rendered.text)
     return Answer(out[:-1] if out.endswith("\n") else out)
 
 
 def sparql_file(path) -> str:
-    """The text of a query file (`--sparql-file`), or a located error."""
-    from pathlib import Path
+    """The text of a query file (`--sparql-file`), read up to 1 MB (`/dev/zero` is refused, not
+    read), or a located error."""
+    from .sparql import read_query_file
 
-    from .errors import AtlasError, Location
-
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AtlasError(f"cannot read the query: {exc}", Location(str(path))) from None
+    return read_query_file(str(path))
 
 
 def error_answer(exc) -> Answer:
@@ -431,23 +454,29 @@ def _no_repo(opened, ident: str):
 # validate, timeline, verify, map, export
 # ---------------------------------------------------------------------------------------------
 
+def validate_problems(data_dir=None, shacl: bool = True):
+    """`atlas validate`'s findings: (the loaded data, every problem). The YAML stage (files, fields,
+    cross-record checks) reports what it finds; the SHACL stage then runs over whatever loaded, also
+    when the YAML stage found errors, and its violations follow."""
+    from .index import validate as load_and_check
+
+    loaded = load_and_check(data_dir)
+    problems = list(loaded.problems)
+    if shacl:
+        from .shacl import shacl_problems
+
+        problems.extend(shacl_problems(loaded))
+    return loaded, problems
+
+
 def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warnings: bool = False) -> Answer:
     """`atlas validate`: every problem of data/ as file:line:col; exit 1 with errors (or warnings
     with `fail_on_warnings`)."""
     from . import render
-    from .index import validate as run
     from .paths import choose_data, describe
 
     chosen = choose_data(data_dir)
-    loaded = run(chosen.path)
-    problems = list(loaded.problems)
-    if shacl and not loaded.errors:
-        try:
-            from .shacl import shacl_problems
-        except ImportError:
-            shacl_problems = None
-        if shacl_problems is not None:
-            problems.extend(shacl_problems(loaded))
+    loaded, problems = validate_problems(chosen.path, shacl)
     errors = sum(1 for p in problems if p.is_error)
     value = {"errors": errors, "warnings": len(problems) - errors, "data": str(chosen.path), "problems": [
         {"file": p.location.file, "line": p.location.line, "col": p.location.col,
