@@ -73,8 +73,8 @@ def understood(opened: Any, text: str, limit: int = LIMIT, cards: bool = True) -
     subjects = list(reading.concepts)
     kind = reading.kind
     # one search: the hits shown (with snippets) and, for a question about claims, the claims ranked
-    ranked = index.search(reading.text if kind != "search" else reading.plain,
-                          limit=limit + (CLAIMS if kind == "claims" else 0), snippets=limit)
+    words = reading.text if kind != "search" else reading.plain  # "" when only question words were asked
+    ranked = index.search(words, limit=limit + (CLAIMS if kind == "claims" else 0), snippets=limit) if words else []
     hits = ranked[:limit]
     if kind in ("definition", "history", "question") and not subjects:
         subjects = _strong(hits)
@@ -82,7 +82,7 @@ def understood(opened: Any, text: str, limit: int = LIMIT, cards: bool = True) -
         subjects = _sides(index, reading, subjects)
     if _needs_subject(kind, subjects):
         kind = "search"
-        hits = index.search(reading.plain, limit=limit)
+        hits = index.search(reading.plain, limit=limit) if reading.plain else []
     answer = ANSWERS[kind](opened, reading, subjects, ranked)
     if kind == "definition" and not cards:
         answer = {"concept": answer["id"], "name": answer["names"]}

@@ -149,7 +149,8 @@ def missed(opened, term: str, reading, fmt: str, lang: str) -> Answer:
 
     store = opened.cards
     indexes = (store.names["name_index"], store.names["loose_index"])
-    rows = [card_row(store.card(i)) for i in nearest_names(*indexes, reading.plain if reading is not None else term)]
+    words = reading.plain if reading is not None and reading.plain else term
+    rows = [card_row(store.card(i)) for i in nearest_names(*indexes, words)]
     several = len(prefix_owners_in(*indexes, term)) > 1
     said = language(term)
     if fmt == "json":

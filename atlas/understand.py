@@ -39,8 +39,9 @@ _LOOSE = re.compile("[ \\-_./()（）]")  # what `text.squash` drops
 class Reading(NamedTuple):
     """What a question asks: the intent, the question id (intent "question"), the concepts named
     (in the order named), the words to rank (`text`: cues and question words removed; `plain`:
-    only question words removed), whether anything besides names and cues is asked (`content`),
-    the question's language and the cues found."""
+    only question words removed; both empty when the text is nothing but question words),
+    whether anything besides names and cues is asked (`content`), the question's language and the
+    cues found."""
 
     kind: str
     question: str | None
@@ -205,7 +206,7 @@ def read(text: str, names: dict[str, Any], lists: Words | None = None) -> Readin
     kind, question = _intent(kinds, named, content, bool(lists.yes_no.match(folded)))
     searched = _keep(folded, gone, in_name)
     plain = _keep(folded, plain_gone, in_name)
-    return Reading(kind, question, named, searched or plain, plain or folded, content, lang, tuple(kinds))
+    return Reading(kind, question, named, searched or plain, plain, content, lang, tuple(kinds))
 
 
 def _keep(folded: str, gone: bytearray, keep: bytearray | None = None) -> str:
