@@ -224,7 +224,7 @@ def test_an_honest_miss_in_the_querys_language(text, said):
 @pytest.mark.parametrize("text", ["what is", "who", "的", "是什么"])
 def test_nothing_but_question_words_is_a_miss(text):
     value, code = ask_json(text)
-    assert code == 1 and "nothing in concepts" in value["error"] or "都没有" in value["error"]
+    assert code == 1 and ("nothing in concepts" in value["error"] or "都没有" in value["error"])
 
 
 def test_a_miss_offers_the_nearest_names():
