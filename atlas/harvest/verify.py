@@ -76,9 +76,20 @@ def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
     report = VerifyReport()
     for rid in sorted(by_repo):
         report.rows.extend(_verify_repo(atlas, rid, by_repo[rid], root, mapping))
-    order = {"broken": 0, "stale": 1, "unchecked": 2, "ok": 3}
-    report.rows.sort(key=lambda r: (order[r.status], r.location, r.pin))
+    report.rows.sort(key=_by_place)
     return report
+
+
+_STATUS_ORDER = {"broken": 0, "stale": 1, "unchecked": 2, "ok": 3}
+
+
+def _by_place(row: PinRow) -> tuple:
+    """Rows by file, then line and column as numbers (`:12` before `:100`), then status and pin."""
+    file, line, col = row.location, 0, 0
+    parts = row.location.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        file, line, col = parts[0], int(parts[1]), int(parts[2])
+    return (file, line, col, _STATUS_ORDER[row.status], row.pin)
 
 
 def _loc(e: Evidence) -> str:
