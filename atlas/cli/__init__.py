@@ -30,6 +30,8 @@ COMMANDS = {
     "map": ("mapcmd", "map_"),
     "export": ("linked", "export"),
     "serve": ("serve", "serve"),
+    "where": ("source", "where"),
+    "source": ("source", "source"),
 }
 
 

@@ -1,0 +1,332 @@
+"""The fast path of `atlas where` and `atlas source`: two small cached tables, so that a lookup
+reads a few files instead of loading the atlas or building the code index.
+
+- The pin table (`pins-<data key>.marshal`, from the atlas alone, no clone needed): every pinned
+  file with its pins, each with its owner and its evidence view; which pins each concept and flow
+  step owns; the flows' titles. `atlas query` reads it too (a line number, `file:line`).
+- The code table (`codetab-<key>/`, keyed by the data, the clones folder, the hops and a stamp of
+  each clone's object store): `files.marshal` lists the indexed files (blob, language, lines, hop),
+  what could not be read, and each function name's definitions; one small entry per file holds its
+  functions with their calls (each linked to its targets) and their callers. It is written from
+  the whole code index (`build.index_atlas`) the first time a lookup needs it, once per change of
+  the data or the clones; a lookup then costs a `stat` per clone and two small reads.
+
+The answers are plain, JSON-ready dicts (`PlaceView`, `FunctionView`, `ExcerptView`): the terminal,
+the JSON and the site show them.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any, Callable, NotRequired, TypedDict
+
+from .. import cache
+from ..model import Atlas
+from ..views import EvidenceView, OwnerView, Owner, evidence as evidence_view, owned_evidence, owner as owner_view
+
+FileKey = tuple[str, str, str]  # repo, commit, path
+VERSION = 1
+NAMES = "names.marshal"  # in a code table: function name -> its definitions
+
+# ---------------------------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------------------------
+
+
+class CitationView(TypedDict):
+    owner: OwnerView
+    evidence: EvidenceView
+
+
+class DefinitionRef(TypedDict):
+    repo: str
+    commit: str
+    path: str
+    start: int
+    end: int
+    name: str
+    qualified: str
+
+
+class CallView(TypedDict):
+    line: int
+    col: int
+    name: str
+    text: str
+    status: str  # resolved | ambiguous | external | unknown | unsearched (atlas.code.records)
+    targets: list[DefinitionRef]
+    concepts: list[str]
+
+
+class CallerView(TypedDict):
+    repo: str
+    commit: str
+    path: str
+    line: int  # the call site
+    function: str  # the calling function's qualified name
+    start: int  # where the calling function starts
+
+
+class FunctionView(TypedDict):
+    name: str
+    qualified: str
+    start: int
+    end: int
+    calls: list[CallView]
+    callers: list[CallerView]
+
+
+class PlaceView(TypedDict):
+    repo: str
+    commit: str
+    path: str
+    line: int
+    indexed: bool  # the file is in the code index
+    covering: list[CitationView]  # the pins whose lines hold the line
+    function: FunctionView | None  # the innermost function around it
+    before: list[CitationView]  # the nearest pins that end above it
+    after: list[CitationView]  # the nearest pins that start below it
+
+
+class ExcerptView(TypedDict):
+    repo: str
+    commit: str
+    path: str
+    start: int
+    end: int
+    owners: list[OwnerView]  # the records that cite exactly these lines ([] for a pin typed in)
+    url: str
+    lines: list[str]  # the source lines start..end ([] when the clone cannot give them)
+    missing: str  # why the lines are not shown ("" when they are)
+    functions: list[FunctionView]  # the functions that hold or overlap the lines
+    language: NotRequired[str]
+
+
+# ---------------------------------------------------------------------------------------------
+# The pin table (from the atlas)
+# ---------------------------------------------------------------------------------------------
+
+
+def _pin_rows(atlas: Atlas) -> dict:
+    files: dict[FileKey, list] = {}
+    owned: dict[tuple[str, ...], list] = {}
+    for o, e in owned_evidence(atlas):
+        if e.pin is None:
+            continue
+        p = e.pin
+        row = (p.start, p.end, tuple(o), dict(evidence_view(atlas, e)))
+        files.setdefault((p.repo, p.sha, p.path), []).append(row)
+        owned.setdefault(tuple(o), []).append((p.repo, p.sha, p.path, p.start, p.end))
+    flows = {f.id: (f.title.en, f.title.zh, [s.id for s in f.ordered_steps()]) for f in atlas.flows}
+    return {"version": VERSION, "files": files, "owned": owned, "flows": flows,
+            "repos": {r.id: (r.urls[0] if r.urls else "") for r in atlas.repositories}}
+
+
+class PinTable:
+    """Every pinned file and its pins; see the module's docstring."""
+
+    def __init__(self, value: dict):
+        self.files: dict[FileKey, list] = value["files"]
+        self.owned: dict[tuple[str, ...], list] = value["owned"]
+        self.flows: dict[str, tuple[str, str, list[str]]] = value["flows"]
+        self.repos: dict[str, str] = value["repos"]
+
+    def pinned_repos(self) -> list[str]:
+        return sorted({k[0] for k in self.files})
+
+    def citations(self, key: FileKey) -> list[tuple[int, int, CitationView]]:
+        return [(a, b, {"owner": owner_view(Owner(*o)), "evidence": ev}) for a, b, o, ev in self.files.get(key, [])]
+
+    def matching(self, repo: str | None, path: str, commit: str | None) -> list[FileKey]:
+        return [k for k in self.files if _wanted(k, repo, path, commit)]
+
+    def covering_line(self, line: int) -> list[FileKey]:
+        """The pinned files with a pin that holds `line`, whatever the path."""
+        return sorted(k for k, rows in self.files.items() if any(a <= line <= b for a, b, _o, _e in rows))
+
+
+def open_pins(key: str, materialise: Callable[[], Atlas]) -> PinTable:
+    """The pin table of the compiled atlas `key`; written (from `materialise()`) when missing."""
+    f = cache.path("pins", key)
+    value = cache.read(f)
+    if not (isinstance(value, dict) and value.get("version") == VERSION):
+        value = _pin_rows(materialise())
+        cache.write(f, value, sync=False)
+    return PinTable(value)
+
+
+def path_matches(path: str, wanted: str) -> bool:
+    """`wanted` is the path, or its end after a `/` (`dispatch.h` matches `src/op/dispatch.h`)."""
+    wanted = wanted.lstrip("/")
+    return path == wanted or path.endswith("/" + wanted)
+
+
+def _wanted(key: FileKey, repo: str | None, path: str, commit: str | None) -> bool:
+    r, c, p = key
+    return (repo is None or r.lower() == repo.lower()) and (commit is None or c.startswith(commit)) \
+        and path_matches(p, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# The code table (from the code index)
+# ---------------------------------------------------------------------------------------------
+
+
+def clone_stamp(repos: list[str], root: Path) -> tuple[dict[str, str], str]:
+    """({repo: clone path} of the clones found, a stamp that changes when any clone's object store
+    does): one `stat` of `objects/` and `objects/pack/` per clone."""
+    from ..harvest import locate
+
+    mapping = locate.local_map(root) if root.is_dir() else {}
+    found: dict[str, str] = {}
+    parts = [str(root)]
+    for rid in repos:
+        clone = locate.find_clone(rid, root, mapping) if root.is_dir() else None
+        if clone is None:
+            continue
+        found[rid] = str(clone.gitdir)
+        stamps = []
+        for sub in ("objects", "objects/pack", "objects/info"):
+            try:
+                stamps.append(os.stat(clone.commondir / sub).st_mtime_ns)
+            except OSError:
+                stamps.append(0)
+        parts.append(f"{rid}={clone.gitdir}:{stamps}")
+    return found, cache.crc("\n".join(parts))
+
+
+def _file_entry(fkey: FileKey) -> str:
+    return hashlib.sha256("\0".join(fkey).encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".marshal"
+
+
+def _ref(d) -> DefinitionRef:
+    return {"repo": d.repo, "commit": d.commit, "path": d.path, "start": d.start, "end": d.end,
+            "name": d.name, "qualified": d.qualified}
+
+
+def function_view(index, fn) -> FunctionView:
+    """A function of the code index with its linked calls and its callers."""
+    calls: list[CallView] = [{"line": lk.call.line, "col": lk.call.col, "name": lk.call.name,
+                              "text": lk.call.text or lk.call.name, "status": lk.status,
+                              "targets": [_ref(t) for t in lk.targets], "concepts": list(lk.concepts)}
+                             for lk in index.callees(fn)]
+    callers: list[CallerView] = [{"repo": lk.caller.repo, "commit": lk.caller.commit, "path": lk.caller.path,
+                                  "line": lk.call.line, "function": lk.caller.qualified, "start": lk.caller.start}
+                                 for lk in index.callers(fn)]
+    callers.sort(key=lambda c: (c["repo"], c["commit"], c["path"], c["line"]))
+    return {"name": fn.name, "qualified": fn.qualified, "start": fn.start, "end": fn.end,
+            "calls": calls, "callers": callers}
+
+
+def code_table(index) -> tuple[dict, dict[str, dict]]:
+    """The code table of a built index: its head (`files.marshal`) and its entries by file name."""
+    names: dict[str, list] = {}
+    files: dict[FileKey, tuple] = {}
+    entries: dict[str, dict] = {}
+    for f in index.files:
+        funcs = [function_view(index, fn) for fn in index.functions_in(f)]
+        entries[_file_entry(f.key)] = {"functions": funcs, "macros": [(m.name, m.start, m.end, m.params)
+                                                                     for m in f.macros]}
+        files[f.key] = (f.blob, f.language, f.lines, f.hop)
+        for fn in f.functions:
+            names.setdefault(fn.name, []).append((f.repo, f.commit, f.path, fn.start, fn.end, fn.qualified))
+    head = {"version": VERSION, "files": files, "hops": index.hops,
+            "missing": [tuple(m) for m in index.missing], "unindexed": [tuple(u) for u in index.unindexed]}
+    entries[NAMES] = names
+    return head, entries
+
+
+def write_code_table(folder: Path, head: dict, entries: dict[str, dict]) -> None:
+    """Write a code table into `folder` (one rename; a cache that cannot be written costs speed only)."""
+    try:
+        with cache.atomic_dir(folder) as tmp:
+            for name, value in entries.items():
+                cache.write(tmp / name, value, sync=False)
+            cache.write(tmp / "files.marshal", head, sync=False)
+    except OSError:
+        pass
+
+
+class CodeTable:
+    """The indexed files and, per file, its functions, calls and callers (read on demand)."""
+
+    def __init__(self, folder: Path, head: dict, clones: dict[str, str], entries: dict[str, dict] | None = None):
+        self.folder = folder
+        self.files: dict[FileKey, tuple] = head["files"]
+        self._names: dict[str, list] | None = None
+        self.hops: int = head["hops"]
+        self.missing: list[tuple] = head["missing"]
+        self.unindexed: list[tuple] = head["unindexed"]
+        self.clones = clones  # repo -> git directory
+        self._entries: dict[FileKey, dict] = {}
+        self._built = entries or {}  # a table just built: its entries, in case the cache was not written
+
+    def definitions(self, name: str) -> list[tuple]:
+        """(repo, commit, path, start, end, qualified) of every indexed function called `name`."""
+        if self._names is None:
+            value = self._built.get(NAMES) or cache.read(self.folder / NAMES)
+            self._names = value if isinstance(value, dict) else {}
+        return self._names.get(name, [])
+
+    def has(self, key: FileKey) -> bool:
+        return key in self.files
+
+    def matching(self, repo: str | None, path: str, commit: str | None) -> list[FileKey]:
+        return [k for k in self.files if _wanted(k, repo, path, commit)]
+
+    def functions(self, key: FileKey) -> list[FunctionView]:
+        if key not in self.files:
+            return []
+        if key not in self._entries:
+            value = self._built.get(_file_entry(key)) or cache.read(self.folder / _file_entry(key))
+            self._entries[key] = value if isinstance(value, dict) else {"functions": [], "macros": []}
+        return self._entries[key]["functions"]
+
+    def enclosing(self, key: FileKey, line: int) -> FunctionView | None:
+        inside = [fn for fn in self.functions(key) if fn["start"] <= line <= fn["end"]]
+        return min(inside, key=lambda fn: (fn["end"] - fn["start"], -fn["start"])) if inside else None
+
+    def overlapping(self, key: FileKey, start: int, end: int) -> list[FunctionView]:
+        """The innermost functions that hold or overlap lines start..end, in line order."""
+        inner = self.enclosing(key, start)
+        if inner is not None and inner["end"] >= end:
+            return [inner]
+        found = [fn for fn in self.functions(key) if fn["start"] <= end and fn["end"] >= start]
+        outer = [fn for fn in found if not any(o is not fn and fn["start"] <= o["start"] and o["end"] <= fn["end"]
+                                               and (o["start"], o["end"]) != (fn["start"], fn["end"]) for o in found)]
+        return sorted(outer, key=lambda fn: fn["start"])
+
+    def blob(self, key: FileKey) -> str:
+        return self.files[key][0] if key in self.files else ""
+
+    def language(self, key: FileKey) -> str:
+        return self.files[key][1] if key in self.files else ""
+
+
+def code_key(data_key: str, root: Path, hops: int, stamp: str) -> str:
+    return cache.crc(f"{data_key}\0{root}\0{hops}\0{stamp}")
+
+
+def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise: Callable[[], Atlas],
+              build: bool = True, progress: Callable[[str], Any] | None = None) -> CodeTable | None:
+    """The code table for these data, clones and hops: read from the cache, else (with `build`)
+    built from the code index and written. None when there is no clone of any pinned repository,
+    or when it is not cached and `build` is False."""
+    clones, stamp = clone_stamp(pins.pinned_repos(), root)
+    if not clones:
+        return None
+    folder = cache.path("codetab", code_key(data_key, root, hops, stamp), "")
+    head = cache.read(folder / "files.marshal")
+    if isinstance(head, dict) and head.get("version") == VERSION:
+        return CodeTable(folder, head, clones)
+    if not build:
+        return None
+    if progress is not None:
+        progress(f"indexing the code behind the pins in {len(clones)} clone(s), {hops} hop(s); "
+                 "this is done once per change of the data or the clones")
+    from .build import index_atlas
+
+    head, entries = code_table(index_atlas(materialise(), root, hops=hops))
+    write_code_table(folder, head, entries)
+    return CodeTable(folder, head, clones, entries)
