@@ -507,19 +507,28 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     return done._replace(err=terminal_safe(folders.note)) if folders.note else done
 
 
-def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None) -> Answer:
-    """`atlas map`: write the site; the answer names the folder and the first page."""
+def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None, repos_dir=None,
+         hops: int = 1) -> Answer:
+    """`atlas map`: write the site (with a page for each source file behind the pins when local
+    clones are found); the answer names the folder, the first page and the source pages."""
     import os
 
     from .htmlmap import build_site
+    from .htmlmap.common import SourceTables
     from .paths import choose_data, describe
 
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
     chosen = choose_data(data_dir)
-    paths = build_site(_atlas(chosen.path), out_dir, as_of=as_of, force=force)
+    opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
+    absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
+    paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent))
     plural = "s" if len(paths) != 1 else ""
+    source = sum(1 for p in paths if "/source/" in p.as_posix())
+    clones = (f"source pages: {source} (from {len(code.clones)} local clone(s) under {root})" if code is not None
+              else f"source pages: none (no local clone of a pinned repository under {root}; "
+                   "`atlas refresh --clone` brings them in, then `atlas map` adds the source behind the pins)")
     return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {out_dir.rstrip('/')}/ (open {paths[0]})\n"
-                                f"data: {describe(*chosen)}"))
+                                f"{clones}\ndata: {describe(*chosen)}"))
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,

@@ -50,6 +50,7 @@ SIBLINGS = {
     ("render_code", "render"): "the code face wraps and picks languages as every terminal answer does",
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
+    ("htmlmap.*", "code.*"): "the source pages read the files behind the pins from the clones, as `atlas source` does",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
     ("mcpserver", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
     ("mcpserver", "mcpstdio"): "the server is served on stdio with every line checked",
