@@ -636,7 +636,9 @@ def source(targets, lang: str = "en", fmt: str = "text", data_dir=None, repos_di
         value = {"query": list(targets), "excerpts": excerpts,
                  "clones": clones_view(pins, code, root, sorted({x["repo"] for x in excerpts}))}
         code_ = 0 if any(x["lines"] for x in excerpts) else 1
-        return answer(fmt, value, lambda v: render_code.source(v, color), code_)
+        if fmt == "json":
+            return answer(fmt, value, render_code.source, code_)
+        return Answer(render_code.source(value, color), "", code_)  # made safe inside, colours kept
     return _or_no_match(fmt, lang, build)
 
 

@@ -3,6 +3,7 @@ source` (the pinned lines, numbered, with the function around them, its calls an
 On a terminal the lines are highlighted with Pygments; piped, they are plain text."""
 from __future__ import annotations
 
+from .output import terminal_safe
 from .render import hang, pick, term_width
 
 _MAX_CALLS = 25
@@ -70,9 +71,15 @@ def where(value: dict, lang: str = "en") -> str:
             lines.append(f"  no pin covers line {p['line']}")
         lines += _neighbours(p)
         lines.append("")
-    if value["clones"]["hint"]:
-        lines += hang(value["clones"]["hint"], w, "", "  ")
-    return "\n".join(lines).rstrip("\n")
+    return "\n".join(lines + _hint(value["clones"]["hint"], w)).rstrip("\n")
+
+
+def _hint(hint: str, w: int) -> list[str]:
+    """The clone hint: its sentence wrapped, its command line as it is."""
+    if not hint:
+        return []
+    sentence, _, command = hint.partition("\n")
+    return hang(sentence, w, "", "  ") + ([command] if command else [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,7 +111,10 @@ def highlighted(lines: list[str], language: str, path: str) -> list[str]:
 
 
 def _numbered(x: dict, color: bool) -> list[str]:
-    shown = highlighted(x["lines"], x.get("language", ""), x["path"]) if color else x["lines"]
+    """The lines with their numbers; with colour, the lines are made safe before Pygments adds
+    its escapes (so a control character in the source never reaches the terminal raw)."""
+    safe = [terminal_safe(line) for line in x["lines"]]
+    shown = highlighted(safe, x.get("language", ""), x["path"]) if color else safe
     width_ = len(str(x["start"] + len(shown)))
     return [f"{n:>{width_}} | {text}" for n, text in enumerate(shown, x["start"])]
 
@@ -143,24 +153,23 @@ def _function_block(fn: dict, x: dict) -> list[str]:
 
 def excerpt(x: dict, color: bool = False) -> list[str]:
     span = f"#L{x['start']}" if x["start"] == x["end"] else f"#L{x['start']}-L{x['end']}"
-    lines = [f"{_file_head(x)}{span}"]
+    head = [f"{_file_head(x)}{span}"]
     if x["owners"]:
-        lines.append("cited by: " + ", ".join(o["label"] for o in x["owners"]))
+        head.append("cited by: " + ", ".join(o["label"] for o in x["owners"]))
     if x["url"]:
-        lines.append(f"upstream: {x['url']}")
+        head.append(f"upstream: {x['url']}")
     if x["missing"]:
-        lines.append(f"lines not shown: {x['missing']}")
-    lines += _numbered(x, color)
-    for fn in x["functions"]:
-        lines += _function_block(fn, x)
-    return lines
+        head.append(f"lines not shown: {x['missing']}")
+    tail = [line for fn in x["functions"] for line in _function_block(fn, x)]
+    return [terminal_safe(h) for h in head] + _numbered(x, color) + [terminal_safe(t) for t in tail]
 
 
 def source(value: dict, color: bool = False) -> str:
+    """Every excerpt, then the clone hint; the text is safe for a terminal (the only escapes are
+    the colours Pygments adds when `color`)."""
     lines: list[str] = []
     for x in value["excerpts"]:
         lines += excerpt(x, color)
         lines.append("")
-    if value["clones"]["hint"]:
-        lines += hang(value["clones"]["hint"], term_width(), "", "  ")
-    return "\n".join(lines).rstrip("\n")
+    hint = [terminal_safe(h) for h in _hint(value["clones"]["hint"], term_width())]
+    return "\n".join(lines + hint).rstrip("\n")

@@ -53,12 +53,14 @@ def clones_view(pins: PinTable, code: CodeTable | None, root: Path, repos: list[
 
 
 def clone_hint(absent: list[str], root: Path) -> str:
+    """What to do when pinned repositories have no clone: a sentence, then the command on a line
+    of its own (so that no wrapping breaks it)."""
     if not absent:
         return ""
     repos = " ".join(f"--repo {r}" for r in absent[:3]) + (" ..." if len(absent) > 3 else "")
-    return (f"no local clone of {', '.join(absent[:3])}{' and more' if len(absent) > 3 else ''} under {root}: "
-            f"`atlas refresh --clone {repos}` brings the source in (or point --repos / ATLAS_REPOS at your "
-            "clones); then the enclosing functions, calls and lines are shown")
+    more = " and more" if len(absent) > 3 else ""
+    return (f"no local clone of {', '.join(absent[:3])}{more} under {root}; the functions, calls and lines "
+            f"come with one (or point --repos / ATLAS_REPOS at your clones):\n  atlas refresh --clone {repos}")
 
 
 # ---------------------------------------------------------------------------------------------
