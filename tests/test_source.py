@@ -171,7 +171,8 @@ def test_source_without_a_clone_says_which_clone_and_exits_1(fixture, tmp_path):
     empty.mkdir()
     answer = commands.source([f"example/shmem@{c1}:src/put.c#L11-L18"], data_dir=data, repos_dir=empty)
     assert answer.code == 1
-    assert "lines not shown: no local clone" in answer.out and "atlas refresh --clone --repo example/shmem" in answer.out
+    assert "lines not shown: no local clone" in answer.out
+    assert "atlas refresh --clone --repo example/shmem" in answer.out
 
 
 def test_the_launcher_and_click_print_the_same(fixture):
