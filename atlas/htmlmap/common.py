@@ -47,6 +47,7 @@ class SourceLinks:
     def __init__(self) -> None:
         self.pages: dict[str, str] = {}
         self.absent: list[str] = []
+        self.workspaces: dict[str, str] = {}  # flow id -> its code workspace page
 
     def href(self, ev: Any, root: str) -> str:
         """The local page of an evidence view's pinned lines ("" when its file has none)."""

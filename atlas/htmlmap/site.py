@@ -331,7 +331,8 @@ def flow_pages(v: AtlasViews, out: Path, links: SourceLinks | None = None) -> li
         pins = [*flow["evidence"], *(s["source"] for s in flow["steps"] if s["source"])]
         data = dict(flow_data(flow, fnet, colours), sources=links.pages)
         pages.append((out / flow_file(flow["id"]), graph_page(
-            "flow.html", title, data, "flow.js", vis=True, current="flow", clone_note=links.note(pins))))
+            "flow.html", title, data, "flow.js", vis=True, current="flow", clone_note=links.note(pins),
+            workspace=links.workspaces.get(flow["id"], ""))))
     return pages
 
 
@@ -362,6 +363,11 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
 
         if code.code is not None:
             sources, links.pages = source_pages(v, out, code.pins, code.code)
+            from .workspace import workspace_file, workspace_pages
+
+            spaces = workspace_pages(v, out, code.pins, code.code, links.pages)
+            sources += list(spaces.values())
+            links.workspaces = {fid: workspace_file(fid) for fid in spaces}
         links.absent = code.absent
     pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
     pages += [explorer_page(v, out, as_of, links)] + flow_pages(v, out, links) + sources

@@ -192,21 +192,27 @@ def _char_col(line: str, byte_col: int) -> int:
     return len(line.encode("utf-8", "surrogateescape")[:byte_col].decode("utf-8", "ignore"))
 
 
-def _code_html(page: Page, n: int, tokens: list[tuple[str, str]]) -> str:
-    line = page.lines[n - 1]
-    calls = {(_char_col(line, c["col"] - 1), c["name"]): c for c in page.calls.get(n, [])}  # col: 1-based, bytes
+def code_line_html(line: str, tokens: list[tuple[str, str]], calls: list[dict], anchor) -> str:
+    """One line of code as HTML: its tokens in Pygments' classes, and each call site whose name
+    token starts at the call's column wrapped in a link (`anchor(call)` -> (href, title); no
+    link when href is "")."""
+    at = {(_char_col(line, c["col"] - 1), c["name"]): c for c in calls}  # col: 1-based, in bytes
     out, col = [], 0
     for cls, text in tokens:
-        call = calls.get((col, text))
+        call = at.get((col, text))
         body = escape(text, quote=False)
         html = f'<span class="{cls}">{body}</span>' if cls else body
         if call is not None:
-            href, title = page.call_anchor(call)
+            href, title = anchor(call)
             if href:
                 html = f'<a class="call" href="{escape(href)}" title="{escape(title)}">{html}</a>'
         out.append(html)
         col += len(text)
     return "".join(out)
+
+
+def _code_html(page: Page, n: int, tokens: list[tuple[str, str]]) -> str:
+    return code_line_html(page.lines[n - 1], tokens, page.calls.get(n, []), page.call_anchor)
 
 
 def _notes(page: Page, n: int) -> str:
