@@ -106,7 +106,8 @@ class Workspace:
                                         for f in fns):
             return "#" + ident, f"{t['qualified']} ({t['path']}:{t['start']})"
         page = self.pages.get((t["repo"], t["commit"], t["path"]))
-        return (f"{root}{page}#L{t['start']}" if page else ""), f"{t['qualified']} ({t['path']}:{t['start']}), source page"
+        title = f"{t['qualified']} ({t['path']}:{t['start']}), source page"
+        return (f"{root}{page}#L{t['start']}" if page else ""), title
 
 
 # ---------------------------------------------------------------------------------------------
