@@ -135,7 +135,7 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     store = opened.cards  # precomputed cards: no need to rebuild the whole atlas
     kind, found = store.answer(term)
     if kind == "hits":
-        found = _with_code_hits(opened, term, found)
+        found = _with_code_hits(opened, term, found)  # type: ignore[arg-type]
     if kind == "hits" and found:
         if as_of:
             store.mark_hits(found, as_of)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 from ..errors import AtlasError, Location
 from ..model import Pin
@@ -114,7 +114,7 @@ def spans_of(pins: PinTable, owner: tuple[str, ...]) -> list[Span]:
 
 def owners_at(pins: PinTable, key: FileKey, start: int, end: int) -> list:
     """The records that cite exactly lines start..end of a file."""
-    seen: dict[str, dict] = {}
+    seen: dict[str, Any] = {}
     for a, b, c in pins.citations(key):
         if (a, b) == (start, end):
             seen.setdefault(c["owner"]["label"], c["owner"])

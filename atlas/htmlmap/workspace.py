@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 from html import escape
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
@@ -37,6 +38,17 @@ def workspace_file(flow_id: str) -> str:
 
 def fn_id(repo: str, commit: str, path: str, start: int) -> str:
     return "fn-" + hashlib.sha256(f"{repo}\0{commit}\0{path}\0{start}".encode()).hexdigest()[:12]
+
+
+def own_id(fn: dict) -> str:
+    """The element id of a function of the code table (with its file `key`)."""
+    repo, commit, path = fn["key"]
+    return fn_id(repo, commit, path, fn["start"])
+
+
+def step_pin(step: Any) -> dict | None:
+    source = step["source"]
+    return source.get("pin") if source else None
 
 
 class Sources:
@@ -65,7 +77,7 @@ class Workspace:
         self.pages = pages  # files with a source page -> their page
         self.step_fns: dict[str, list[dict]] = {}
         for s in flow["steps"]:
-            pin = (s["source"] or {}).get("pin")
+            pin = step_pin(s)
             if pin:
                 key = (pin["repo"], pin["sha"], pin["path"])
                 self.step_fns[s["id"]] = [dict(fn, key=key) for fn in code.overlapping(key, pin["start"], pin["end"])]
@@ -73,7 +85,7 @@ class Workspace:
 
     def _callees(self) -> dict[str, dict]:
         """The functions the steps' functions call (one level), by their element id."""
-        shown = {fn_id(*fn["key"], fn["start"]) for fns in self.step_fns.values() for fn in fns}
+        shown = {own_id(fn) for fns in self.step_fns.values() for fn in fns}
         out: dict[str, dict] = {}
         for fns in self.step_fns.values():
             for fn in fns:
@@ -96,14 +108,13 @@ class Workspace:
 
     def files(self) -> list[FileKey]:
         keys = [fn["key"] for fns in self.step_fns.values() for fn in fns] + [f["key"] for f in self.callees.values()]
-        keys += [(p["repo"], p["sha"], p["path"]) for s in self.flow["steps"] if (p := (s["source"] or {}).get("pin"))]
+        keys += [(p["repo"], p["sha"], p["path"]) for s in self.flow["steps"] if (p := step_pin(s))]
         return list(dict.fromkeys(keys))
 
     def href(self, t: dict, root: str = "") -> tuple[str, str]:
         """Where a call target opens: its embedded function, else its source page, else nowhere."""
         ident = fn_id(t["repo"], t["commit"], t["path"], t["start"])
-        if ident in self.callees or any(fn_id(*f["key"], f["start"]) == ident for fns in self.step_fns.values()
-                                        for f in fns):
+        if ident in self.callees or any(own_id(f) == ident for fns in self.step_fns.values() for f in fns):
             return "#" + ident, f"{t['qualified']} ({t['path']}:{t['start']})"
         page = self.pages.get((t["repo"], t["commit"], t["path"]))
         title = f"{t['qualified']} ({t['path']}:{t['start']}), source page"
@@ -128,7 +139,9 @@ def _shown_lines(fn: dict | None, pin: dict | None, count: int) -> tuple[int, in
         return fn["start"], min(fn["end"], count)
     if pin is not None:
         return max(1, pin["start"] - CONTEXT), min(count, pin["end"] + CONTEXT)
-    return fn["start"], min(count, fn["start"] + MAX_FUNCTION) if fn else (1, 1)
+    if fn is not None:
+        return fn["start"], min(count, fn["start"] + MAX_FUNCTION)
+    return 1, min(count, 1)
 
 
 def source_html(ws: Workspace, src: Sources, key: FileKey, fn: dict | None, pin: dict | None) -> str:
@@ -185,14 +198,14 @@ def outline_html(ws: Workspace, fn: dict, step_pin: dict | None) -> str:
             f'<ol class="outline">{"".join(html for _n, html in items)}</ol>')
 
 
-def step_block(ws: Workspace, src: Sources, step: dict, seen: set[str]) -> dict:
+def step_block(ws: Workspace, src: Sources, step: Any, seen: set[str]) -> dict:
     """A step as the page shows it: its functions (outline and source), or its pinned lines.
     `seen`: the function ids given an anchor already (a function two steps share has one)."""
-    pin = (step["source"] or {}).get("pin")
+    pin = step_pin(step)
     fns = ws.step_fns.get(step["id"], [])
     parts = []
     for fn in fns:
-        ident = fn_id(*fn["key"], fn["start"])
+        ident = own_id(fn)
         parts.append({"id": ident, "anchor": ident not in seen, "outline": Markup(outline_html(ws, fn, pin)),
                       "source": Markup(source_html(ws, src, fn["key"], fn, pin))})
         seen.add(ident)
@@ -204,9 +217,9 @@ def step_block(ws: Workspace, src: Sources, step: dict, seen: set[str]) -> dict:
             "url": (step["source"] or {}).get("url", "")}
 
 
-def levels(flow: FlowView) -> list[list[dict]]:
+def levels(flow: FlowView) -> list[list[Any]]:
     lv = flow_levels(flow)
-    rows: list[list[dict]] = []
+    rows: list[list[Any]] = []
     for s in flow["steps"]:
         while len(rows) <= lv[s["id"]]:
             rows.append([])
