@@ -38,7 +38,7 @@ def _function_line(fn: dict | None) -> str:
     if fn is None:
         return "  outside every function"
     return (f"  in {fn['qualified']} (lines {fn['start']}-{fn['end']}): {len(fn['calls'])} call(s), "
-            f"{len(fn['callers'])} caller(s)")
+            f"{fn['callers_total']} caller(s)")
 
 
 def _neighbours(p: dict) -> list[str]:
@@ -125,7 +125,8 @@ def _call_line(c: dict) -> str:
         t = targets[0]
         to = f"{t['qualified']} at {t['path']}:{t['start']}"
     elif targets:
-        to = f"{len(targets)} candidates: " + "; ".join(f"{t['path']}:{t['start']}" for t in targets[:4])
+        shown = "; ".join(f"{t['path']}:{t['start']}" for t in targets[:4])
+        to = f"{c['candidates']} candidates: {shown}" + (" ..." if c["candidates"] > 4 else "")
     elif c["concepts"]:
         to = "concept " + ", ".join(c["concepts"])
     else:
@@ -143,11 +144,11 @@ def _function_block(fn: dict, x: dict) -> list[str]:
         if len(inside) > _MAX_CALLS:
             out.append(f"    ... and {len(inside) - _MAX_CALLS} more (--format json lists them all)")
     callers = fn["callers"]
-    out.append(f"  called by ({len(callers)}):" if callers else "  called by: no indexed caller")
+    out.append(f"  called by ({fn['callers_total']}):" if callers else "  called by: no indexed caller")
     out += [f"    {c['path']}:{c['line']} in {c['function']}" + (f" ({c['repo']})" if c["repo"] != x["repo"] else "")
             for c in callers[:_MAX_CALLERS]]
-    if len(callers) > _MAX_CALLERS:
-        out.append(f"    ... and {len(callers) - _MAX_CALLERS} more")
+    if fn["callers_total"] > _MAX_CALLERS:
+        out.append(f"    ... and {fn['callers_total'] - _MAX_CALLERS} more")
     return out
 
 

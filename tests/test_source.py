@@ -4,6 +4,7 @@ tree-sitter, the real console script)."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import pty
 import subprocess
@@ -11,8 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from atlas import commands
+from atlas.code import lookup
 from atlas.code.build import index_atlas
 from atlas.code.citing import cited, where as library_where
 from atlas.errors import AtlasError
@@ -204,3 +208,36 @@ def test_query_ranks_lines_locations_and_function_names(fixture):
     assert "claim ring-steps" in hits[0]["name"]["en"] and "put_signal" in hits[0]["snippet"]["text"]
     fn = json.loads(_run("query", "put_signal", "--data", str(data), "--format", "json", env=env).stdout)["hits"][0]
     assert fn["name"]["en"] == "put_signal" and fn["id"].endswith("src/put.c:11")
+
+
+_names = st.text("abc_:", min_size=1, max_size=6)
+_ref = st.fixed_dictionaries({"repo": st.sampled_from(["o/a", "o/b"]), "commit": st.sampled_from(["c1", "c2"]),
+                              "path": st.sampled_from(["x.h", "y.cc"]), "start": st.integers(1, 50),
+                              "end": st.integers(1, 90), "name": _names, "qualified": _names})
+_caller = st.fixed_dictionaries({"repo": st.sampled_from(["o/a", "o/b"]), "commit": st.sampled_from(["c1"]),
+                                 "path": st.sampled_from(["x.h", "z.c"]), "line": st.integers(1, 99),
+                                 "function": _names, "start": st.integers(1, 99)})
+
+
+@st.composite
+def _function(draw):
+    calls = []
+    for _ in range(draw(st.integers(0, 4))):
+        targets = draw(st.lists(_ref, max_size=lookup.KEPT_TARGETS + 3))
+        calls.append({"line": draw(st.integers(1, 99)), "col": draw(st.integers(1, 40)), "name": draw(_names),
+                      "text": draw(_names), "status": draw(st.sampled_from(["resolved", "ambiguous", "external"])),
+                      "targets": targets, "candidates": len(targets), "concepts": draw(st.lists(_names, max_size=2))})
+    callers = draw(st.lists(_caller, max_size=5))
+    return {"name": draw(_names), "qualified": draw(_names), "start": draw(st.integers(1, 50)),
+            "end": draw(st.integers(50, 99)), "calls": calls, "callers": callers, "callers_total": len(callers)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_function(), max_size=4))
+def test_the_code_table_entry_keeps_what_the_views_say(functions):
+    """Oracle: a packed entry reads back as the views it was made from, but for the lists cut to the
+    kept sizes, whose totals stay."""
+    back = lookup.unpack(marshal.loads(marshal.dumps(lookup.pack(functions))))
+    want = [dict(fn, calls=[dict(c, targets=c["targets"][:lookup.KEPT_TARGETS]) for c in fn["calls"]],
+                 callers=fn["callers"][:lookup.KEPT_CALLERS]) for fn in functions]
+    assert back == want

@@ -26,8 +26,10 @@ from ..model import Atlas
 from ..views import EvidenceView, OwnerView, Owner, evidence as evidence_view, owned_evidence, owner as owner_view
 
 FileKey = tuple[str, str, str]  # repo, commit, path
-VERSION = 1
+VERSION = 2
 NAMES = "names.marshal"  # in a code table: function name -> its definitions
+KEPT_TARGETS = 50  # a call's candidates kept in the table (its `candidates` counts them all)
+KEPT_CALLERS = 200  # a function's callers kept in the table (its `callers_total` counts them all)
 
 # ---------------------------------------------------------------------------------------------
 # Shapes
@@ -55,7 +57,8 @@ class CallView(TypedDict):
     name: str
     text: str
     status: str  # resolved | ambiguous | external | unknown | unsearched (atlas.code.records)
-    targets: list[DefinitionRef]
+    targets: list[DefinitionRef]  # every candidate, or the first KEPT_TARGETS of `candidates`
+    candidates: int  # how many definitions the call may reach
     concepts: list[str]
 
 
@@ -74,7 +77,8 @@ class FunctionView(TypedDict):
     start: int
     end: int
     calls: list[CallView]
-    callers: list[CallerView]
+    callers: list[CallerView]  # every caller, or the first KEPT_CALLERS of `callers_total`
+    callers_total: int
 
 
 class PlaceView(TypedDict):
@@ -209,14 +213,64 @@ def function_view(index, fn) -> FunctionView:
     """A function of the code index with its linked calls and its callers."""
     calls: list[CallView] = [{"line": lk.call.line, "col": lk.call.col, "name": lk.call.name,
                               "text": lk.call.text or lk.call.name, "status": lk.status,
-                              "targets": [_ref(t) for t in lk.targets], "concepts": list(lk.concepts)}
+                              "targets": [_ref(t) for t in lk.targets], "candidates": len(lk.targets),
+                              "concepts": list(lk.concepts)}
                              for lk in index.callees(fn)]
     callers: list[CallerView] = [{"repo": lk.caller.repo, "commit": lk.caller.commit, "path": lk.caller.path,
                                   "line": lk.call.line, "function": lk.caller.qualified, "start": lk.caller.start}
                                  for lk in index.callers(fn)]
     callers.sort(key=lambda c: (c["repo"], c["commit"], c["path"], c["line"]))
     return {"name": fn.name, "qualified": fn.qualified, "start": fn.start, "end": fn.end,
-            "calls": calls, "callers": callers}
+            "calls": calls, "callers": callers, "callers_total": len(callers)}
+
+
+class _Defs:
+    """The definitions one table entry refers to, each stored once (a popular callee or caller
+    appears in thousands of calls)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+        self.ids: dict[tuple, int] = {}
+
+    def id(self, row: tuple) -> int:
+        if row not in self.ids:
+            self.ids[row] = len(self.rows)
+            self.rows.append(row)
+        return self.ids[row]
+
+
+def pack(functions: list[FunctionView]) -> dict:
+    """A file's functions as a compact table entry (definitions shared, long lists cut to the
+    kept sizes, their totals kept)."""
+    defs = _Defs()
+    rows = []
+    for fn in functions:
+        calls = [(c["line"], c["col"], c["name"], c["text"], c["status"], c["candidates"], c["concepts"],
+                  [defs.id((t["repo"], t["commit"], t["path"], t["start"], t["end"], t["name"], t["qualified"]))
+                   for t in c["targets"][:KEPT_TARGETS]]) for c in fn["calls"]]
+        callers = [(defs.id((c["repo"], c["commit"], c["path"], c["start"], 0, "", c["function"])), c["line"])
+                   for c in fn["callers"][:KEPT_CALLERS]]
+        rows.append((fn["name"], fn["qualified"], fn["start"], fn["end"], calls, callers, fn["callers_total"]))
+    return {"defs": defs.rows, "functions": rows}
+
+
+def unpack(entry: dict) -> list[FunctionView]:
+    defs = entry["defs"]
+
+    def ref(i: int) -> DefinitionRef:
+        repo, commit, path, start, end, name, qualified = defs[i]
+        return {"repo": repo, "commit": commit, "path": path, "start": start, "end": end, "name": name,
+                "qualified": qualified}
+
+    out: list[FunctionView] = []
+    for name, qualified, start, end, calls, callers, total in entry["functions"]:
+        out.append({"name": name, "qualified": qualified, "start": start, "end": end, "callers_total": total,
+                    "calls": [{"line": line, "col": col, "name": cname, "text": text, "status": status,
+                               "candidates": count, "concepts": concepts, "targets": [ref(i) for i in ids]}
+                              for line, col, cname, text, status, count, concepts, ids in calls],
+                    "callers": [{"repo": defs[i][0], "commit": defs[i][1], "path": defs[i][2], "line": line,
+                                 "function": defs[i][6], "start": defs[i][3]} for i, line in callers]})
+    return out
 
 
 def code_table(index) -> tuple[dict, dict[str, dict]]:
@@ -225,9 +279,7 @@ def code_table(index) -> tuple[dict, dict[str, dict]]:
     files: dict[FileKey, tuple] = {}
     entries: dict[str, dict] = {}
     for f in index.files:
-        funcs = [function_view(index, fn) for fn in index.functions_in(f)]
-        entries[_file_entry(f.key)] = {"functions": funcs, "macros": [(m.name, m.start, m.end, m.params)
-                                                                     for m in f.macros]}
+        entries[_file_entry(f.key)] = pack([function_view(index, fn) for fn in index.functions_in(f)])
         files[f.key] = (f.blob, f.language, f.lines, f.hop)
         for fn in f.functions:
             names.setdefault(fn.name, []).append((f.repo, f.commit, f.path, fn.start, fn.end, fn.qualified))
@@ -259,7 +311,7 @@ class CodeTable:
         self.missing: list[tuple] = head["missing"]
         self.unindexed: list[tuple] = head["unindexed"]
         self.clones = clones  # repo -> git directory
-        self._entries: dict[FileKey, dict] = {}
+        self._entries: dict[FileKey, list[FunctionView]] = {}
         self._built = entries or {}  # a table just built: its entries, in case the cache was not written
 
     def definitions(self, name: str) -> list[tuple]:
@@ -280,8 +332,9 @@ class CodeTable:
             return []
         if key not in self._entries:
             value = self._built.get(_file_entry(key)) or cache.read(self.folder / _file_entry(key))
-            self._entries[key] = value if isinstance(value, dict) else {"functions": [], "macros": []}
-        return self._entries[key]["functions"]
+            ok = isinstance(value, dict) and isinstance(value.get("defs"), list)
+            self._entries[key] = unpack(value) if ok else []  # type: ignore[arg-type]
+        return self._entries[key]
 
     def enclosing(self, key: FileKey, line: int) -> FunctionView | None:
         inside = [fn for fn in self.functions(key) if fn["start"] <= line <= fn["end"]]

@@ -184,7 +184,7 @@ class Page:
             return "", call["status"]
         t = targets[0]
         title = (f"{t['qualified']} at {t['path']}:{t['start']}" if len(targets) == 1 else
-                 f"ambiguous: {len(targets)} candidates, first {t['path']}:{t['start']}")
+                 f"ambiguous: {call['candidates']} candidates, first {t['path']}:{t['start']}")
         return self.link((t["repo"], t["commit"], t["path"]), t["start"]), title
 
 
@@ -247,9 +247,9 @@ def _caller_note(page: Page, fn: dict) -> str:
         href = page.link((c["repo"], c["commit"], c["path"]), c["line"])
         text = escape(f"{c['function']} ({c['path'].rsplit('/', 1)[-1]}:{c['line']})")
         items.append(f'<li><a href="{escape(href)}">{text}</a></li>' if href else f"<li>{text}</li>")
-    if len(callers) > MAX_CALLERS:
-        items.append(f"<li>and {len(callers) - MAX_CALLERS} more</li>")
-    return (f'<details class="fn"><summary><b>{name}</b> · called by {len(callers)}</summary>'
+    if fn["callers_total"] > MAX_CALLERS:
+        items.append(f"<li>and {fn['callers_total'] - MAX_CALLERS} more</li>")
+    return (f'<details class="fn"><summary><b>{name}</b> · called by {fn["callers_total"]}</summary>'
             f'<ul>{"".join(items)}</ul></details>')
 
 

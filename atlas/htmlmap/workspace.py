@@ -190,7 +190,7 @@ def outline_html(ws: Workspace, fn: dict, step_pin: dict | None) -> str:
         items.append((call["line"], f'<li class="callitem"><span class="span">L{call["line"]}</span> {label} '
                                     f'<span class="status">{escape(call["status"])}</span></li>'))
     items.sort(key=lambda x: x[0])
-    callers = f"called by {len(fn['callers'])}" if fn["callers"] else "no indexed caller"
+    callers = f"called by {fn['callers_total']}" if fn["callers"] else "no indexed caller"
     repo, commit, path = fn["key"]
     return (f'<h3 class="fname"><code>{escape(fn["qualified"])}</code></h3>'
             f'<p class="muted where"><span translate="no">{escape(path)}:{fn["start"]}-{fn["end"]}</span> · '
