@@ -16,7 +16,6 @@ the JSON and the site show them.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any, Callable, NotRequired, TypedDict
@@ -177,31 +176,56 @@ def _wanted(key: FileKey, repo: str | None, path: str, commit: str | None) -> bo
 # ---------------------------------------------------------------------------------------------
 
 
-def clone_stamp(repos: list[str], root: Path) -> tuple[dict[str, str], str]:
-    """({repo: clone path} of the clones found, a stamp that changes when any clone's object store
-    does): one `stat` of `objects/` and `objects/pack/` per clone."""
+def _found_clones(repos: list[str], root: Path) -> dict[str, tuple[str, str]]:
+    """repo -> (git directory, common directory) of the clones under `root`. Where they were found
+    is remembered (`clones-<root>.marshal`) while `root` and its `local.yaml` keep their times and
+    the clone is still there; a repository without a clone is looked for every time."""
     from ..harvest import locate
 
-    mapping = locate.local_map(root) if root.is_dir() else {}
-    found: dict[str, str] = {}
-    parts = [str(root)]
+    if not root.is_dir():
+        return {}
+    memo = cache.path("clones", cache.crc(str(root)))
+    stamp = [_mtime(root), _mtime(root / "local.yaml")]
+    known = cache.read(memo)
+    found: dict[str, tuple[str, str]] = {}
+    if isinstance(known, dict) and known.get("stamp") == stamp:
+        found = {r: v for r, v in known["found"].items() if r in repos and _mtime(Path(v[1]) / "objects")}
+    mapping = None
     for rid in repos:
-        clone = locate.find_clone(rid, root, mapping) if root.is_dir() else None
-        if clone is None:
-            continue
-        found[rid] = str(clone.gitdir)
-        stamps = []
-        for sub in ("objects", "objects/pack", "objects/info"):
-            try:
-                stamps.append(os.stat(clone.commondir / sub).st_mtime_ns)
-            except OSError:
-                stamps.append(0)
-        parts.append(f"{rid}={clone.gitdir}:{stamps}")
-    return found, cache.crc("\n".join(parts))
+        if rid not in found:
+            mapping = locate.local_map(root) if mapping is None else mapping
+            clone = locate.find_clone(rid, root, mapping)
+            if clone is not None:
+                found[rid] = (str(clone.gitdir), str(clone.commondir))
+    if not (isinstance(known, dict) and known.get("stamp") == stamp and known.get("found") == found):
+        cache.write(memo, {"stamp": stamp, "found": found}, sync=False)
+    return found
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def clone_stamp(repos: list[str], root: Path) -> tuple[dict[str, str], str]:
+    """({repo: git directory} of the clones found, a stamp that changes when any clone's object
+    store does): a `stat` of `objects/`, `objects/pack/` and `objects/info/` per clone."""
+    parts = [str(root)]
+    found = _found_clones(repos, root)
+    for rid in sorted(found):
+        gitdir, common = found[rid]
+        stamps = [_mtime(Path(common) / sub) for sub in ("objects", "objects/pack", "objects/info")]
+        parts.append(f"{rid}={gitdir}:{stamps}")
+    return {r: g for r, (g, _c) in found.items()}, cache.crc("\n".join(parts))
 
 
 def _file_entry(fkey: FileKey) -> str:
-    return hashlib.sha256("\0".join(fkey).encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".marshal"
+    import zlib
+
+    text = "\0".join(fkey).encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}{len(text):04x}.marshal"
 
 
 def _ref(d) -> DefinitionRef:
@@ -352,6 +376,9 @@ class CodeTable:
 
     def blob(self, key: FileKey) -> str:
         return self.files[key][0] if key in self.files else ""
+
+    def lines(self, key: FileKey) -> int:
+        return self.files[key][2] if key in self.files else 0
 
     def language(self, key: FileKey) -> str:
         return self.files[key][1] if key in self.files else ""

@@ -4,7 +4,8 @@ when `atlas map` finds local clones (the site never embeds third-party source ot
 Which files get a page: every file a pin names (the evidence of concepts, relations, claims, test
 plans, flows, flow steps and repositories), and the files that hold the definitions the pinned
 lines call (calls inside the functions a pin overlaps, resolved to one definition or ambiguous
-between at most `MAX_CANDIDATES`). The rest of the one-hop index (about 2,500 files) is left out:
+between at most `MAX_CANDIDATES`, in files of at most `MAX_CALLEE_LINES` lines: a vendored 25,000-line
+header is linked upstream instead). The rest of the one-hop index (about 2,500 files) is left out:
 those files are read only to link the calls, and a page each would make the site ten times larger.
 
 A page is server-side HTML: numbered lines with `id="L<n>"` anchors, highlighted by Pygments
@@ -26,6 +27,8 @@ from .common import SITE_TITLE, asset, concept_file, env, flow_file
 
 FileKey = tuple[str, str, str]
 MAX_CANDIDATES = 3
+MAX_CALLEE_LINES = 5000  # a file reached only by a call gets a page up to this size (a pinned file always)
+CHUNK = 100  # lines per block; blocks off screen are not laid out (content-visibility: auto)
 MAX_CALLERS = 12
 _SAFE = re.compile(r"[^A-Za-z0-9._+@-]")
 
@@ -59,7 +62,8 @@ def chosen_files(pins, code) -> list[FileKey]:
             for fn in code.overlapping(key, a, b):
                 for call in fn["calls"]:
                     if 0 < len(call["targets"]) <= MAX_CANDIDATES:
-                        chosen.update(dict.fromkeys((t["repo"], t["commit"], t["path"]) for t in call["targets"]))
+                        reached = ((t["repo"], t["commit"], t["path"]) for t in call["targets"])
+                        chosen.update(dict.fromkeys(k for k in reached if code.lines(k) <= MAX_CALLEE_LINES))
     return list(chosen)
 
 
@@ -263,9 +267,11 @@ def lines_html(page: Page) -> str:
     tokens = token_lines("\n".join(page.lines), page.language, page.key[2])
     for n, toks in enumerate(tokens[:len(page.lines)], 1):
         cls = "l p" if n in pinned else "l"
+        if n % CHUNK == 1:
+            rows.append(("</div>\n" if n > 1 else "") + '<div class="k">')
         rows.append(f'<div class="{cls}" id="L{n}"><a class="n" href="#L{n}">{n}</a>'
                     f'<code>{_code_html(page, n, toks)}</code>{_notes(page, n)}</div>')
-    return "\n".join(rows)
+    return "\n".join(rows) + ("\n</div>" if rows else "")
 
 
 def source_page(page: Page, upstream: str) -> str:
