@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import AtlasError, Location
 from ..model import Pin
-from .lookup import (
-    CitationView, CodeTable, ExcerptView, FileKey, PinTable, PlaceView, owner_view,
-)
+from .lookup import CodeTable, FileKey, PinTable
+
+if TYPE_CHECKING:
+    from .shapes import Clones, ExcerptView, PlaceView
 
 _LOCATION = re.compile(r"^(?:(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)(?:@(?P<sha>[0-9a-fA-F]{4,40}))?:)?"
                        r"(?P<path>[^\n]+?)(?::|#L)(?P<line>\d+)(?:-L?\d+)?$")
@@ -36,13 +37,6 @@ def parse_location(text: str) -> Wanted:
         raise AtlasError(f"not a location: {text!r}", Location("where"),
                          "write [REPO:]PATH:LINE, e.g. dispatch.h:4166 or hicann/shmem:src/x.cpp:12")
     return Wanted(m["repo"], m["sha"].lower() if m["sha"] else None, m["path"], int(m["line"]))
-
-
-class Clones(TypedDict):
-    root: str
-    found: list[str]  # pinned repositories with a local clone
-    absent: list[str]  # pinned repositories without one
-    hint: str  # how to bring the absent ones in ("" when none is absent)
 
 
 def clones_view(pins: PinTable, code: CodeTable | None, root: Path, repos: list[str] | None = None) -> Clones:
@@ -130,12 +124,16 @@ def pin_span(pins: PinTable, text: str) -> Span | None:
 
 
 def read_files(code: CodeTable | None, keys: list[FileKey]) -> dict[FileKey, tuple[list[str] | None, str]]:
-    """The lines of files at their commits, read from the clones (no checkout): one `git cat-file`
-    per repository for the indexed files' blobs (plus one to name the others'); (None, why not)."""
+    """The lines of files at their commits: a pinned file's from the code table, the others read
+    from the clones (no checkout), one `git cat-file` per repository for the indexed files' blobs
+    (plus one to name the others'); (None, why not)."""
     out: dict[FileKey, tuple[list[str] | None, str]] = {}
     by_repo: dict[str, list[FileKey]] = {}
     for key in dict.fromkeys(keys):
-        if code is None or key[0] not in code.clones:
+        kept = code.text(key) if code is not None else None
+        if kept is not None:
+            out[key] = (kept, "")
+        elif code is None or key[0] not in code.clones:
             out[key] = (None, "no local clone")
         else:
             by_repo.setdefault(key[0], []).append(key)
@@ -217,8 +215,6 @@ def location_span(pins: PinTable, code: CodeTable | None, wanted: Wanted, contex
     return out
 
 
-__all__ = ["Clones", "Span", "Wanted", "clones_view", "excerpts", "owner_view", "parse_location", "pin_span",
-           "spans_of", "where", "location_span", "CitationView"]
 
 
 # ---------------------------------------------------------------------------------------------

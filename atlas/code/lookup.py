@@ -11,100 +11,27 @@ reads a few files instead of loading the atlas or building the code index.
   the whole code index (`build.index_atlas`) the first time a lookup needs it, once per change of
   the data or the clones; a lookup then costs a `stat` per clone and two small reads.
 
-The answers are plain, JSON-ready dicts (`PlaceView`, `FunctionView`, `ExcerptView`): the terminal,
-the JSON and the site show them.
+The answers are plain, JSON-ready dicts whose shapes are declared in `atlas.code.shapes`
+(`PlaceView`, `FunctionView`, `ExcerptView`): the terminal, the JSON and the site show them.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import cache
 from ..model import Atlas
-from ..views import EvidenceView, OwnerView, Owner, evidence as evidence_view, owned_evidence, owner as owner_view
+from ..views import Owner, evidence as evidence_view, owned_evidence, owner as owner_view
+
+if TYPE_CHECKING:  # the shapes cost start-up time as classes; the type checker reads them here
+    from .shapes import CallView, CallerView, CitationView, DefinitionRef, FunctionView
 
 FileKey = tuple[str, str, str]  # repo, commit, path
 VERSION = 2
 NAMES = "names.marshal"  # in a code table: function name -> its definitions
 KEPT_TARGETS = 50  # a call's candidates kept in the table (its `candidates` counts them all)
 KEPT_CALLERS = 200  # a function's callers kept in the table (its `callers_total` counts them all)
-
-# ---------------------------------------------------------------------------------------------
-# Shapes
-# ---------------------------------------------------------------------------------------------
-
-
-class CitationView(TypedDict):
-    owner: OwnerView
-    evidence: EvidenceView
-
-
-class DefinitionRef(TypedDict):
-    repo: str
-    commit: str
-    path: str
-    start: int
-    end: int
-    name: str
-    qualified: str
-
-
-class CallView(TypedDict):
-    line: int
-    col: int
-    name: str
-    text: str
-    status: str  # resolved | ambiguous | external | unknown | unsearched (atlas.code.records)
-    targets: list[DefinitionRef]  # every candidate, or the first KEPT_TARGETS of `candidates`
-    candidates: int  # how many definitions the call may reach
-    concepts: list[str]
-
-
-class CallerView(TypedDict):
-    repo: str
-    commit: str
-    path: str
-    line: int  # the call site
-    function: str  # the calling function's qualified name
-    start: int  # where the calling function starts
-
-
-class FunctionView(TypedDict):
-    name: str
-    qualified: str
-    start: int
-    end: int
-    calls: list[CallView]
-    callers: list[CallerView]  # every caller, or the first KEPT_CALLERS of `callers_total`
-    callers_total: int
-
-
-class PlaceView(TypedDict):
-    repo: str
-    commit: str
-    path: str
-    line: int
-    indexed: bool  # the file is in the code index
-    covering: list[CitationView]  # the pins whose lines hold the line
-    function: FunctionView | None  # the innermost function around it
-    before: list[CitationView]  # the nearest pins that end above it
-    after: list[CitationView]  # the nearest pins that start below it
-
-
-class ExcerptView(TypedDict):
-    repo: str
-    commit: str
-    path: str
-    start: int
-    end: int
-    owners: list[OwnerView]  # the records that cite exactly these lines ([] for a pin typed in)
-    url: str
-    lines: list[str]  # the source lines start..end ([] when the clone cannot give them)
-    missing: str  # why the lines are not shown ("" when they are)
-    functions: list[FunctionView]  # the functions that hold or overlap the lines
-    language: NotRequired[str]
-
 
 # ---------------------------------------------------------------------------------------------
 # The pin table (from the atlas)
@@ -180,29 +107,31 @@ def _found_clones(repos: list[str], root: Path) -> dict[str, tuple[str, str]]:
     """repo -> (git directory, common directory) of the clones under `root`. Where they were found
     is remembered (`clones-<root>.marshal`) while `root` and its `local.yaml` keep their times and
     the clone is still there; a repository without a clone is looked for every time."""
-    from ..harvest import locate
-
-    if not root.is_dir():
+    top = str(root)
+    stamp = [_mtime(top), _mtime(os.path.join(top, "local.yaml"))]
+    if not stamp[0]:
         return {}
-    memo = cache.path("clones", cache.crc(str(root)))
-    stamp = [_mtime(root), _mtime(root / "local.yaml")]
+    memo = cache.path("clones", cache.crc(top))
     known = cache.read(memo)
+    fresh = isinstance(known, dict) and known.get("stamp") == stamp
     found: dict[str, tuple[str, str]] = {}
-    if isinstance(known, dict) and known.get("stamp") == stamp:
-        found = {r: v for r, v in known["found"].items() if r in repos and _mtime(Path(v[1]) / "objects")}
-    mapping = None
-    for rid in repos:
-        if rid not in found:
-            mapping = locate.local_map(root) if mapping is None else mapping
+    if fresh:
+        found = {r: v for r, v in known["found"].items() if r in repos and _mtime(os.path.join(v[1], "objects"))}
+    missing = [r for r in repos if r not in found]
+    if missing:
+        from ..harvest import locate
+
+        mapping = locate.local_map(root)
+        for rid in missing:
             clone = locate.find_clone(rid, root, mapping)
             if clone is not None:
                 found[rid] = (str(clone.gitdir), str(clone.commondir))
-    if not (isinstance(known, dict) and known.get("stamp") == stamp and known.get("found") == found):
+    if not (fresh and known.get("found") == found):
         cache.write(memo, {"stamp": stamp, "found": found}, sync=False)
     return found
 
 
-def _mtime(path: Path) -> int:
+def _mtime(path: str) -> int:
     try:
         return os.stat(path).st_mtime_ns
     except OSError:
@@ -216,7 +145,7 @@ def clone_stamp(repos: list[str], root: Path) -> tuple[dict[str, str], str]:
     found = _found_clones(repos, root)
     for rid in sorted(found):
         gitdir, common = found[rid]
-        stamps = [_mtime(Path(common) / sub) for sub in ("objects", "objects/pack", "objects/info")]
+        stamps = [_mtime(os.path.join(common, sub)) for sub in ("objects", "objects/pack", "objects/info")]
         parts.append(f"{rid}={gitdir}:{stamps}")
     return {r: g for r, (g, _c) in found.items()}, cache.crc("\n".join(parts))
 
@@ -336,6 +265,7 @@ class CodeTable:
         self.unindexed: list[tuple] = head["unindexed"]
         self.clones = clones  # repo -> git directory
         self._entries: dict[FileKey, list[FunctionView]] = {}
+        self._raw: dict[FileKey, dict] = {}
         self._built = entries or {}  # a table just built: its entries, in case the cache was not written
 
     def definitions(self, name: str) -> list[tuple]:
@@ -351,14 +281,27 @@ class CodeTable:
     def matching(self, repo: str | None, path: str, commit: str | None) -> list[FileKey]:
         return [k for k in self.files if _wanted(k, repo, path, commit)]
 
+    def _entry(self, key: FileKey) -> dict:
+        if key not in self._raw:
+            value = self._built.get(_file_entry(key)) or cache.read(self.folder / _file_entry(key))
+            ok = isinstance(value, dict) and isinstance(value.get("defs"), list)
+            self._raw[key] = value if ok else {}  # type: ignore[assignment]
+        return self._raw[key]
+
     def functions(self, key: FileKey) -> list[FunctionView]:
         if key not in self.files:
             return []
         if key not in self._entries:
-            value = self._built.get(_file_entry(key)) or cache.read(self.folder / _file_entry(key))
-            ok = isinstance(value, dict) and isinstance(value.get("defs"), list)
-            self._entries[key] = unpack(value) if ok else []  # type: ignore[arg-type]
+            entry = self._entry(key)
+            self._entries[key] = unpack(entry) if entry else []
         return self._entries[key]
+
+    def text(self, key: FileKey) -> list[str] | None:
+        """The lines of a pinned file, kept in the table (None: read it from the clone)."""
+        if key not in self.files:
+            return None
+        lines = self._entry(key).get("text")
+        return lines if isinstance(lines, list) else None
 
     def enclosing(self, key: FileKey, line: int) -> FunctionView | None:
         inside = [fn for fn in self.functions(key) if fn["start"] <= line <= fn["end"]]
@@ -408,5 +351,23 @@ def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise:
     from .build import index_atlas
 
     head, entries = code_table(index_atlas(materialise(), root, hops=hops))
+    add_texts(entries, head, [k for k in pins.files if k in head["files"]], clones)
     write_code_table(folder, head, entries)
     return CodeTable(folder, head, clones, entries)
+
+
+def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones: dict[str, str]) -> None:
+    """Keep the lines of the pinned files in their entries, so that `atlas source` of a pin starts
+    no git (one `git cat-file --batch` per repository, now)."""
+    from .gitread import GitReader
+
+    by_repo: dict[str, list[FileKey]] = {}
+    for key in keys:
+        by_repo.setdefault(key[0], []).append(key)
+    for repo, wanted in by_repo.items():
+        blobs = {k: head["files"][k][0] for k in wanted}
+        data = GitReader(Path(clones[repo]), repo).contents(sorted(set(blobs.values())))
+        for k in wanted:
+            got = data.get(blobs[k])
+            if got is not None:
+                entries[_file_entry(k)]["text"] = got.decode("utf-8", "replace").splitlines()
