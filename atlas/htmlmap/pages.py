@@ -34,7 +34,8 @@ def _link(card: Card, ident: str, known: set[str]) -> dict:
 
 def _relations(card: Card, known: set[str]) -> tuple[list[dict], list[dict]]:
     """The card's relations as the page lists them: outgoing by type, then incoming by source."""
-    out, inc = [], []
+    out: list[dict] = []
+    inc: list[dict] = []
     for g in card["relations"]:
         for x in g["concepts"]:
             item = _relation_item(card, g["relation"], g["type"], x, known)

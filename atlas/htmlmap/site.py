@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import Any
 from pathlib import Path
 
 from ..errors import AtlasError, Location
@@ -59,7 +60,7 @@ def _edge_colour(colour: str) -> dict:
     return {"color": colour, "highlight": colour, "hover": colour, "inherit": False}
 
 
-FLOW_EDGE_STYLE = {  # type -> vis edge options
+FLOW_EDGE_STYLE: dict[str, dict[str, Any]] = {  # type -> vis edge options
     "data": {"color": _edge_colour("#2b6cb0"), "width": 3, "dashes": False},
     "sync": {"color": _edge_colour("#c05621"), "width": 2, "dashes": [8, 4]},
     "control": {"color": _edge_colour("#805ad5"), "width": 2, "dashes": [2, 4]},
