@@ -125,6 +125,8 @@ def _check_portable(loaded) -> None:
     unread = {p.location.file for p in loaded.problems if p.code in _UNREAD}
     passed = set()
     for path in loaded.files:
+        if path.suffix == ".jsonl":
+            continue  # JSON lines, not YAML (read by atlas.apiload)
         display = f"{loaded.display_dir}/{path.relative_to(loaded.data_dir).as_posix()}"
         if display in unread:
             continue

@@ -291,3 +291,23 @@ def resolve_branch(clone: Clone, branch: str) -> tuple[str, str]:
         raise AtlasError(f"{clone.repo}: HEAD is detached at {sha[:12]}, the tip of a "
                          "pull-request ref; refusing to harvest it", clone.location)
     return ref, sha
+
+
+def tags_key(clone: Clone) -> str:
+    """A key of the clone's tag refs (names and what they point to), read without git: a new, moved or
+    removed tag changes it."""
+    import hashlib
+
+    reader = RefReader(clone)
+    refs = {n: s for n, s in reader.packed().items() if n.startswith("refs/tags/")}
+    base = clone.commondir / "refs" / "tags"
+    if base.is_dir():
+        for dirpath, _dirs, files in os.walk(base):
+            for f in files:
+                p = Path(dirpath) / f
+                try:
+                    refs[p.relative_to(clone.commondir).as_posix()] = p.read_bytes().strip().decode("ascii", "replace")
+                except OSError:
+                    continue
+    text = "\n".join(f"{n} {s}" for n, s in sorted(refs.items()))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
