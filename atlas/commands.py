@@ -128,6 +128,9 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
 
     opened = Opened(data_dir)
     store = opened.cards  # precomputed cards: no need to rebuild the whole atlas
+    symbols = _symbols_named(opened, store, term)
+    if symbols:
+        return answer(fmt, symbols, render.symbol_cards)
     kind, found = store.answer(term)
     if kind == "hits" and found:
         if as_of:
@@ -141,6 +144,74 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
         except NoMatch as exc:
             return no_match(exc, fmt, lang)
     return answer(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
+
+
+def _symbols_named(opened, store, term: str) -> dict | None:
+    """The symbol cards of a term that names public API symbols (one identifier): when it names no
+    concept, or only a concept's alias and a symbol exactly (case included); a concept's id or name
+    keeps its card."""
+    from . import resolve
+    from .apistore import looks_like_symbol
+
+    if not looks_like_symbol(term):
+        return None
+    n = store.names
+    api = opened.api
+    if resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term):
+        found = [] if api.is_concept_name(term) else api.exact(term)
+    else:
+        found = api.lookup(term)
+    return {"query": term, "symbols": [api.card(s) for s in found]} if found else None
+
+
+def api(symbol: str | None = None, repo: str | None = None, since: str | None = None, diff=None,
+        fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas api SYMBOL` (its cards), `atlas api --repo R` (the releases and counts), `--since TAG`
+    (what was first released after it), `--diff A B` (added, removed and re-signed between two
+    releases). A name, a repository or a release that matches nothing: exit 1 with the closest."""
+    from . import render
+    from .opened import Opened
+
+    opened = Opened(data_dir)
+    if symbol:
+        return _api_symbol(opened, symbol, fmt)
+    store = opened.api
+    surface = store.surface(repo or "")
+    if surface is None:
+        known = store.repos()
+        return _api_miss(fmt, f"no API history for the repository {repo!r}",
+                         "repositories with one: " + (", ".join(known) or "none (run `atlas refresh`)"))
+    from . import views
+
+    base, symbols = store.base(surface.repo), store.symbols(surface.repo)
+    if not since and not diff:
+        return answer(fmt, views.api_summary(base, surface, symbols), render.api_summary)
+    names = [since] if since else list(diff)
+    found = [views.release_named(surface, n) for n in names]
+    if any(r is None for r in found):
+        bad = next(n for n, r in zip(names, found) if r is None)
+        return _api_miss(fmt, f"{surface.repo} has no release {bad!r}",
+                         "its releases: " + (", ".join(r.name for r in surface.releases) or "none"))
+    if since:
+        return answer(fmt, views.api_since(base, surface, symbols, found[0]), render.api_since)
+    return answer(fmt, views.api_diff(base, surface, symbols, found[0], found[1]), render.api_diff)
+
+
+def _api_symbol(opened, term: str, fmt: str) -> Answer:
+    from . import render
+
+    found = opened.api.lookup(term)
+    if not found:
+        close = opened.api.closest(term)
+        return _api_miss(fmt, f"no public API symbol {term!r}", ("closest: " + ", ".join(close)) if close else
+                         "symbols are read from the public headers of the repositories with `api:` (atlas refresh)")
+    return answer(fmt, {"query": term, "symbols": [opened.api.card(s) for s in found]}, render.symbol_cards)
+
+
+def _api_miss(fmt: str, message: str, hint: str) -> Answer:
+    if fmt == "json":
+        return Answer(to_json({"error": message, "hint": hint}), "", 1)
+    return Answer("", terminal_safe(f"{message}\n{hint}"), 1)
 
 
 def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,

@@ -230,13 +230,25 @@ def compare(atlas: Atlas, concepts: list[Concept]) -> dict:
             "hardware": list(c.hardware), "lifecycle": c.lifecycle.status,
             "lifecycle_note": views.text(c.lifecycle.note),
             "first_visible": ({"date": fv["date"], "repo": fv["repo"], "sha": fv["sha"],
-                               "precision": fv["precision"]} if fv else None),
+                               "precision": fv["precision"], "first_release": fv["first_release"]} if fv else None),
+            "needs_release": _needs_release(atlas, fv),
         })
     ids = {c.id for c in concepts}
     shared = sorted({r.target if r.source == a.id else r.source
                      for a in concepts for r in atlas.touching.get(a.id, [])} & ids)
     return {"questions": [{"id": q.id, "names": views.text(q.names)} for q in atlas.questions],
             "concepts": cols, "related_among_them": shared}
+
+
+def _needs_release(atlas: Atlas, fv) -> str:
+    """The release a concept needs: the first release of its first visible commit; "unreleased" when its
+    repository has releases but none contains it; "" when undated or the repository has no releases."""
+    if fv is None:
+        return ""
+    if fv["first_release"]:
+        return fv["first_release"]
+    surface = atlas.surface_by_repo.get(fv["repo"])
+    return "unreleased" if surface is not None and surface.releases else ""
 
 
 def flows(atlas: Atlas) -> list[views.FlowSummary]:
