@@ -97,6 +97,21 @@ class ApiStore:
         concepts = [{"id": cid, "name": {"en": en, "zh": zh}} for cid, en, zh in named]
         return views.symbol_card(self.base(sym.repo), self.surface(sym.repo), sym, concepts)
 
+    def page(self, repo: str) -> views.ApiPage:
+        """A repository's public API as the site shows it (every symbol, with where it is and the
+        concepts that name it)."""
+        surface = self.surface(repo)
+        assert surface is not None
+        base = self.base(repo)
+        syms = self.symbols(repo)
+        items = []
+        for sym in syms:
+            item = views.api_item_of(base, sym)
+            item["where"] = [list(w) for w in sym.where]
+            item["concepts"] = [cid for cid, _en, _zh in self.index["named"].get(f"{repo}\0{sym.kind}\0{sym.name}", [])]
+            items.append(item)
+        return {"summary": views.api_summary(base, surface, syms), "base": base, "items": items}
+
     def closest(self, term: str, limit: int = 5) -> list[str]:
         import difflib
 

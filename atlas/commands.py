@@ -558,9 +558,13 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     from .htmlmap import build_site
     from .paths import choose_data, describe
 
+    from .opened import Opened
+
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
     chosen = choose_data(data_dir)
-    paths = build_site(_atlas(chosen.path), out_dir, as_of=as_of, force=force)
+    opened = Opened(chosen.path)
+    api = [opened.api.page(r) for r in opened.api.repos()]
+    paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, api=api)
     plural = "s" if len(paths) != 1 else ""
     return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {out_dir.rstrip('/')}/ (open {paths[0]})\n"
                                 f"data: {describe(*chosen)}"))

@@ -606,6 +606,8 @@ class ApiItem(TypedDict):
     first_release: str  # "" = in no release at the cut-off
     removed: ApiEvent | None
     releases: str  # one character per release: "." absent, a letter per distinct signature
+    where: NotRequired[list[list]]  # [path, line] at the cut-off (the site's table)
+    concepts: NotRequired[list[str]]  # ids of the concepts that name it (the site's table)
 
 
 class WhereView(TypedDict):
@@ -655,6 +657,13 @@ class ApiDiff(TypedDict):
     removed: list[ApiChange]
     changed: list[ApiChange]
     unreadable: dict[str, int]  # release -> public files the clone could not read there (answers there may miss)
+
+
+class ApiPage(TypedDict):
+    """One repository's public API as the site shows it: its summary and every symbol."""
+    summary: "ApiSummary"
+    base: str  # the repository's web address
+    items: list[ApiItem]
 
 
 class ApiSince(TypedDict):
@@ -854,6 +863,7 @@ class AtlasViews(TypedDict):
     claims: list[ClaimView]  # by id
     flows: list[FlowView]  # by id
     repositories: list[RepoSummary]  # by id, case-insensitive
+    releases: dict[str, list[ReleaseRef]]  # repository -> its releases, in release order
 
 
 def everything(atlas: Atlas) -> AtlasViews:
@@ -866,6 +876,7 @@ def everything(atlas: Atlas) -> AtlasViews:
         "flows": [flow(atlas, f) for f in sorted(atlas.flows, key=lambda f: f.id)],
         "repositories": [repo_summary(atlas, r, harvested)
                          for r in sorted(atlas.repositories, key=lambda r: r.id.lower())],
+        "releases": {x.repo: [release_ref(repo_base(atlas, x.repo), r) for r in x.releases] for x in atlas.surfaces},
     }
 
 

@@ -34,6 +34,13 @@ TOUR = [
      ["repo", "hicann/shmem"]),
     ("A flow as ordered steps with actors, concepts and pins:", ["flow", "minimal-shmem-link"]),
     ("The history axis:", ["timeline", "--repo", "kvcache-ai/Mooncake"]),
+    ("Every public API symbol of the harvested repositories (read from their public headers at every mainline "
+     "commit), with the commit and the release where it first appeared, its signature changes and its release "
+     "columns (★ first, ✓ present, Δ changed, ✗ removed):", ["api", "aclshmemx_udma_put_nbi"]),
+    ("What changed in HCCL's public headers between two releases - the release notes nobody writes:",
+     ["api", "--diff", "v8.5.0", "v9.0.0", "--repo", "hicann/hccl"]),
+    ("What appeared after a release (first released after it, then what no release holds yet):",
+     ["api", "--repo", "hicann/hixl", "--since", "v9.0.0"]),
 ]
 
 
