@@ -571,8 +571,10 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
-           data_dir=None) -> Answer:
-    """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint."""
+           data_dir=None, all_symbols: bool = False) -> Answer:
+    """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint. The
+    graph holds every release and the API symbols concepts name; `all_symbols` adds every symbol of
+    the API histories (about 4x the triples: see the README's benchmarks)."""
     from .errors import AtlasError, Location
     from .opened import Opened
     from .rdf import build_graph, serialize
@@ -584,7 +586,8 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
 
         check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
     opened = Opened(data_dir)
-    g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl")
+    api = [(opened.api.surface(r), opened.api.symbols(r)) for r in opened.api.repos()] if all_symbols else None
+    g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl", api=api)
     if to_endpoint:
         from .sparql import load_endpoint
 

@@ -47,6 +47,8 @@ class PathRule:
         self._yes = re.compile("|".join(f"(?:{_glob_regex(g)})" for g in self.public) or "(?!)")
         self._no = re.compile("|".join(f"(?:{_glob_regex(g)})" for g in self.exclude) or "(?!)")
         self._prefixes = [self._literal(g) for g in self.public]
+        # the deepest folder a glob without `**` can match in (None: any depth)
+        self._depths = [None if "**" in g else g.count("/") for g in self.public]
         self.match = lru_cache(maxsize=None)(self._match)
 
     @staticmethod
@@ -75,9 +77,9 @@ class PathRule:
     def enters(self, folder: str) -> bool:
         """Whether a public file can lie under `folder` ("" is the root)."""
         parts = folder.split("/") if folder else []
-        for fixed, deeper in self._prefixes:
+        for (fixed, deeper), depth in zip(self._prefixes, self._depths):
             n = min(len(parts), len(fixed))
-            if parts[:n] != fixed[:n]:
+            if parts[:n] != fixed[:n] or (depth is not None and len(parts) > depth):
                 continue
             if len(parts) <= len(fixed) or deeper:
                 return True
