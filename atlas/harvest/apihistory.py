@@ -48,6 +48,7 @@ class Declarations:
         self.memo: dict[str, dict[Key, list[Decl]] | None] = {}
         self.texts: dict = {}  # what each declaration's text gave (`decls.declarations`' memo)
         self.trees: dict[str, list] = {}  # path -> [source, tree] of its last version parsed
+        self._texts: dict[str, dict[Key, frozenset]] = {}
 
     def prefetch(self, blobs, paths: list[str] | None = None) -> None:
         """Parse every blob not known yet (one `git cat-file --batch` for those not cached). With
@@ -92,6 +93,17 @@ class Declarations:
         if blob not in self.memo:
             self.prefetch([blob])
         return self.memo[blob]
+
+    def signatures_of(self, blob: str | None) -> dict[Key, frozenset]:
+        """key -> its declarations' (signature, canonical) pairs in this blob, without their lines:
+        what a new version of a file must change for a symbol to be judged again."""
+        if blob is None:
+            return {}
+        got = self._texts.get(blob)
+        if got is None:
+            got = {k: frozenset((sig, can) for _line, sig, can in ds) for k, ds in (self.of(blob) or {}).items()}
+            self._texts[blob] = got
+        return got
 
 
 def signature(decls: dict[str, list[Decl]]) -> tuple[str, str]:
@@ -179,9 +191,13 @@ class Replay:
         held_before = bool(self.unread)
         touched: set[Key] = set()
         for path, _old, new in changes:
-            touched |= self._drop(path)
+            before = self.decls.signatures_of(self.files.get(path))
+            self._drop(path)
             if not is_null(new):
-                touched |= self._put(path, new)
+                self._put(path, new)
+            after = self.decls.signatures_of(self.files.get(path))
+            # only a symbol whose declarations in this file changed (not just moved) is judged again
+            touched.update(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         held = bool(self.unread)
         if held and self.first_missing is None:
             self.first_missing = self.index
