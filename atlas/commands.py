@@ -155,9 +155,14 @@ def _symbols_named(opened, store, term: str) -> dict | None:
 
     if not looks_like_symbol(term):
         return None
+    from .text import norm
+
     n = store.names
+    ident = resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term)
+    if ident and norm(term) == norm(ident):
+        return None  # a concept's id: its card, without opening the API store
     api = opened.api
-    if resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term):
+    if ident:
         found = [] if api.is_concept_name(term) else api.exact(term)
     else:
         found = api.lookup(term)

@@ -36,7 +36,9 @@
     var tr = document.createElement("tr");
     var th = el("th", "", "c-sym"); th.scope = "row";
     th.appendChild(r[10] ? link(data.base + "/blob/" + data.head + "/" + r[10] + "#L" + r[11], r[0]) : el("span", r[0]));
-    th.appendChild(el("span", r[8], "sig"));
+    var sig = el("span", r[8], "sig");
+    sig.title = r[8];
+    th.appendChild(sig);
     tr.appendChild(th);
     tr.appendChild(el("td", r[1]));
     var first = el("td");
@@ -101,6 +103,9 @@
   form.hidden = false;
   pager.hidden = false;
   void rels;
-  render();
+  if (/^#q=/.test(location.hash)) {  // a link to one symbol: api/<repo>.html#q=<name>
+    f.text.value = decodeURIComponent(location.hash.slice(3));
+    apply();
+  } else render();
   window.atlasApi = { ready: true, shown: function () { return shown.length; } };
 })();
