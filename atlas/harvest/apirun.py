@@ -72,8 +72,8 @@ class ApiRun:
         rule = path_rule(self.values) if api else path_rule([])
         with TreeReader(g.argv(), g.env_all(), self.repo.id, rule) as reader:
             introductions(g, reader, self.decls, replay)
-            self.releases, ignored = order(self.repo.releases or _NO_RELEASES, list_tags(g), self.cutoff) \
-                if self.repo.releases else ([], [])
+            self.releases, ignored = order(self.repo.releases, list_tags(g), self.cutoff) \
+                if self.repo.releases is not None else ([], [])
             states, unread = release_states(reader, self.decls, self.releases) if self.reads else (
                 [{} for _ in self.releases], [0 for _ in self.releases])
         self.first_map = first_release_map(g, self.releases)
@@ -127,9 +127,3 @@ def _without_times(text: str) -> str:
     head.pop("harvested_at", None)
     return json.dumps(head, sort_keys=True) + "\n" + rest
 
-
-class _Rule:
-    scheme, tags, prefix, order, exclude = "list", "*", "", [], []
-
-
-_NO_RELEASES = _Rule()

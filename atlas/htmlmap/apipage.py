@@ -47,7 +47,7 @@ def _rows(page: ApiPage) -> list[list]:
     from ..model import utc_day
 
     rows = []
-    for it in sorted(page["items"], key=lambda i: ((i["first"] or {}).get("date", "9999"), i["name"])):
+    for it in sorted(page["items"], key=lambda i: (i["first"]["date"] if i["first"] else "9999", i["name"])):
         first, removed = it["first"], it["removed"]
         where = it.get("where") or [["", 0]]
         rows.append([it["name"], it["kind"], utc_day(first["date"]) if first else "", first["sha"] if first else "",

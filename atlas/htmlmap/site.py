@@ -334,8 +334,8 @@ def flow_pages(v: AtlasViews, out: Path) -> list[tuple[Path, str]]:
 def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False,
                api: list | None = None) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
-    timeline.html, concepts/<id>.html for every concept, explorer.html, then flow-<id>.html for
-    every flow (by id), api/index.html and api/<owner>+<name>.html for every `ApiPage` view in `api`.
+    timeline.html, concepts/<id>.html for every concept, api/index.html and api/<owner>+<name>.html for
+    every `ApiPage` view in `api`, then explorer.html and flow-<id>.html for every flow (by id).
     Also writes the shared vis-network.min.js and the manifest atlas-map.json.
 
     Every page shows the view layer's views of the atlas (`atlas.views.everything`). `as_of`
@@ -353,10 +353,10 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
     check_folder(out, force)  # a folder that is not the map's is refused before any page is made
     v = everything(atlas)
     pages: list[tuple[Path, str]] = reading_pages(v, out, as_of)
-    pages += [explorer_page(v, out, as_of)] + flow_pages(v, out)
     from .apipage import api_pages
 
     pages += api_pages(api or [], out)
+    pages += [explorer_page(v, out, as_of)] + flow_pages(v, out)
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")
     write_site(out, files, force=force)

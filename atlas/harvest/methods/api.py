@@ -80,7 +80,7 @@ def path_rule(values: list[str]) -> PathRule:
 
 def rules_key(repo: Repository) -> str:
     a, r = repo.api, repo.releases
-    parts = [] if a is None else [a.public, a.exclude, a.kinds, a.decorations]
+    parts: list = [] if a is None else [a.public, a.exclude, a.kinds, a.decorations]
     parts += [] if r is None else [r.scheme, r.tags, r.prefix, r.order, r.exclude]
     return crc(repr(parts))
 
