@@ -217,6 +217,26 @@ def test_the_api_page_in_a_browser(world, tmp_path, tab, artifacts):  # noqa: F8
     tab.check_clean()
 
 
+def test_a_declaration_links_the_sites_source_page_when_the_map_wrote_one(world, tmp_path):
+    """With a clone, `atlas map` writes a source page for each pinned file; an API row whose header is
+    one of them links that page at its line, the others link the file upstream."""
+    head = world["commits"][-1]
+    lib_s = world["data"] / "concepts" / "x" / "lib-s.yaml"
+    lib_s.write_text(lib_s.read_text(encoding="utf-8").replace(
+        "evidence:\n", f"evidence:\n  - pin: example/shmem@{head}:include/shmem.h#L1-L1\n"
+                       "    confidence: read-in-source\n", 1), encoding="utf-8")
+    site = tmp_path / "site"
+    out = atlas("map", "-o", str(site), "--data", str(world["data"]), "--repos", str(world["repos"]), "--hops", "0")
+    assert out.returncode == 0, out.stderr
+    page = (site / "api" / "example+shmem.html").read_text("utf-8")
+    local = f"../source/example/shmem/{head}/include/shmem.h.html"
+    assert (site / local[3:]).is_file()
+    assert f'<a href="{local}#L1">shmem_put</a>' in page
+    assert f'<a href="https://github.com/example/shmem/blob/{head}/include/engine.h#L1">engine_u_put</a>' in page
+    data = json.loads(page.split('id="atlas-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
+    assert data["source"] == {"include/shmem.h": local}
+
+
 @pytest.mark.browser
 def test_the_api_page_stays_fast_at_20000_rows(tmp_path, tab):  # noqa: F811
     """20,000 symbols and 30 releases: the page shows one page of rows; filtering stays quick."""

@@ -6,7 +6,9 @@ signature than the release before, ✗ removed, · absent), filtered and paged i
 The table of a repository can hold tens of thousands of rows: the page carries them as one compact
 JSON block and shows one page of rows at a time (the first page is rendered on the server, so the
 page reads without JavaScript, and says where the whole list is). Everything comes from the view
-layer's `ApiPage` views (`atlas.apistore.ApiStore.page`).
+layer's `ApiPage` views (`atlas.apistore.ApiStore.page`). A symbol's name links its declaration: the
+site's own source page of that file at the cut-off head when the map wrote one (`atlas map` with local
+clones), else the file upstream.
 """
 from __future__ import annotations
 
@@ -57,6 +59,12 @@ def _rows(page: ApiPage) -> list[list]:
     return rows
 
 
+def _declaration_href(path: str, line: int, local: dict[str, str], base: str, head: str) -> str:
+    if not path:
+        return ""
+    return f"{local[path]}#L{line}" if path in local else f"{base}/blob/{head}/{path}#L{line}"
+
+
 def _render(template: str, title: str, root: str, script: str, **context) -> str:
     code = asset(script) if script else ""
     csp = ("default-src 'none'; script-src " + (csp_hash(code) if code else "'none'") +
@@ -66,15 +74,28 @@ def _render(template: str, title: str, root: str, script: str, **context) -> str
         script=Markup(code) if code else "", vis="", root=root, current="api", site=SITE_TITLE, **context)
 
 
-def repo_page(page: ApiPage) -> str:
+def local_sources(repo: str, head: str, paths: set[str], sources: dict[str, str]) -> dict[str, str]:
+    """path -> the site's source page of that file of `repo` at `head` (relative to an API page), for
+    the `paths` the map wrote a source page of (`sources`: `repo@sha:path` -> page, from the site root)."""
+    out = {}
+    for path in sorted(paths):
+        found = sources.get(f"{repo}@{head}:{path}")
+        if found:
+            out[path] = "../" + found
+    return out
+
+
+def repo_page(page: ApiPage, sources: dict[str, str] | None = None) -> str:
     s = page["summary"]
     rows = _rows(page)
+    local = local_sources(s["repo"], s["cutoff_head"], {r[10] for r in rows if r[10]}, sources or {})
     data = {"base": page["base"], "head": s["cutoff_head"], "releases": [r["name"] for r in s["releases"]],
-            "rows": rows, "pageRows": PAGE_ROWS}
+            "rows": rows, "pageRows": PAGE_ROWS, "source": local}
     first = [dict(zip(("name", "kind", "day", "sha", "precision", "release", "rels", "removed", "signature",
                        "concepts", "path", "line"), r)) for r in rows[:PAGE_ROWS]]
     for r in first:
         r["cols"] = [MARKS[c] for c in columns(r["rels"])]
+        r["href"] = _declaration_href(r["path"], r["line"], local, page["base"], s["cutoff_head"])
     kinds = sorted({r[1] for r in rows})
     return _render("api.html", f"Public API of {s['repo']} \u00b7 {SITE_TITLE['en']}", "../", "api.js",
                    s=s, base=page["base"], first=first, total=len(rows), kinds=kinds, marks=MARKS,
@@ -88,9 +109,10 @@ def index_page(pages: list[ApiPage]) -> str:
     return _render("apiindex.html", f"Public API \u00b7 {SITE_TITLE['en']}", "../", "", repos=repos)
 
 
-def api_pages(pages: list[ApiPage], out: Path) -> list[tuple[Path, str]]:
-    """(path, html) of api/index.html and one page per repository with a public API history."""
+def api_pages(pages: list[ApiPage], out: Path, sources: dict[str, str] | None = None) -> list[tuple[Path, str]]:
+    """(path, html) of api/index.html and one page per repository with a public API history.
+    `sources`: the source pages the map writes (`repo@sha:path` -> page), which declarations link."""
     pages = sorted(pages, key=lambda p: p["summary"]["repo"].lower())
     out_pages = [(out / FOLDER / "index.html", index_page(pages))]
-    out_pages += [(out / page_file(p["summary"]["repo"]), repo_page(p)) for p in pages]
+    out_pages += [(out / page_file(p["summary"]["repo"]), repo_page(p, sources)) for p in pages]
     return out_pages

@@ -374,7 +374,7 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
     pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
     from .apipage import api_pages
 
-    pages += api_pages(api or [], out)
+    pages += api_pages(api or [], out, links.pages)
     pages += [explorer_page(v, out, as_of, links)] + flow_pages(v, out, links) + sources
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")

@@ -35,7 +35,9 @@
   function row(r) {
     var tr = document.createElement("tr");
     var th = el("th", "", "c-sym"); th.scope = "row";
-    th.appendChild(r[10] ? link(data.base + "/blob/" + data.head + "/" + r[10] + "#L" + r[11], r[0]) : el("span", r[0]));
+    var local = data.source[r[10]];  /* the site's own source page of the file, when the map wrote one */
+    var where = local ? local + "#L" + r[11] : data.base + "/blob/" + data.head + "/" + r[10] + "#L" + r[11];
+    th.appendChild(r[10] ? link(where, r[0]) : el("span", r[0]));
     var sig = el("span", r[8], "sig");
     sig.title = r[8];
     th.appendChild(sig);
