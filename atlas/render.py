@@ -259,7 +259,7 @@ def history_lines(history: list[dict]) -> list[str]:
     lines = []
     for h in history:
         if h["found"]:
-            shipped = f"  first release: {h['first_release']}" if h.get("first_release") else ""
+            shipped = f"  first release: {h['needs_release']}" if h.get("needs_release") else ""
             lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
                          f"  {h['method']}: {h['value']}{shipped}")
         else:

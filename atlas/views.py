@@ -87,6 +87,7 @@ class HistoryItem(TypedDict):
     cutoff: str
     url: str  # the commit upstream ("" when not found)
     first_release: str  # the first release containing the commit that introduced it ("" = none)
+    needs_release: str  # first_release; "unreleased" when the repository has releases but none holds it; ""
 
 
 class FirstVisible(TypedDict):
@@ -453,7 +454,17 @@ def history_item(atlas: Atlas, s: Sighting) -> HistoryItem:
     return {"repo": s.repo, "method": s.method, "value": s.value, "found": s.found, "sha": s.sha,
             "date": s.committer_date, "author_date": s.author_date, "introduced": s.introduced,
             "precision": s.precision, "head": s.head, "cutoff": s.cutoff,
-            "url": commit_url(atlas, s.repo, s.sha) if s.found else "", "first_release": s.first_release}
+            "url": commit_url(atlas, s.repo, s.sha) if s.found else "", "first_release": s.first_release,
+            "needs_release": needs_release(atlas, s)}
+
+
+def needs_release(atlas: Atlas, s: Sighting) -> str:
+    """The release a found sighting needs: its first release; "unreleased" when its repository has
+    releases and none contains the commit; "" when not found or the repository has no releases."""
+    if not s.found:
+        return ""
+    surface = atlas.surface_by_repo.get(s.repo)
+    return s.first_release or ("unreleased" if surface is not None and surface.releases else "")
 
 
 def history(atlas: Atlas, ident: str) -> list[HistoryItem]:
@@ -465,12 +476,9 @@ def first_visible(atlas: Atlas, ident: str) -> FirstVisible | None:
     s = atlas.first_visible(ident)
     if s is None:
         return None
-    surface = atlas.surface_by_repo.get(s.repo)
-    released = surface is not None and bool(surface.releases)
     return {"date": s.committer_date, "repo": s.repo, "sha": s.sha, "precision": s.precision,
             "method": s.method, "value": s.value, "url": commit_url(atlas, s.repo, s.sha),
-            "first_release": s.first_release,
-            "needs_release": s.first_release or ("unreleased" if released else "")}
+            "first_release": s.first_release, "needs_release": needs_release(atlas, s)}
 
 
 def concept_repositories(atlas: Atlas, c: Concept) -> list[str]:

@@ -154,6 +154,29 @@ def test_cards_and_compare_show_first_releases(world):
     assert "example/shmem v1.1.0-rc1" in atlas("compare", "engine-u", "lib-s", "--data", d).stdout
 
 
+def test_a_probe_after_the_last_release_needs_an_unreleased_build(world):
+    """A probe first seen after every release of a repository that has releases: its card, history,
+    comparison and the comparison asked as a question say "unreleased", not nothing."""
+    commit(world["clone"], {"src/late.c": "int lib_s_late_hook;\n"}, 5)
+    lib_s = world["data"] / "concepts" / "x" / "lib-s.yaml"
+    text = lib_s.read_text(encoding="utf-8")  # the undated reason (the file's last field but api) goes
+    assert text.endswith("api: [shmem_put]\n")
+    lib_s.write_text(text[:text.index("undated:")] + 'probes:\n  - {repo: example/shmem, term: "lib_s_late_hook"}\n'
+                     "api: [shmem_put]\n", encoding="utf-8")
+    d = str(world["data"])
+    out = atlas("refresh", "--data", d, "--repos", str(world["repos"]), "--repo", "example/shmem")
+    assert out.returncode in (0, 1), out.stderr
+    card = json.loads(atlas("query", "lib-s", "--data", d, "--format", "json").stdout)
+    assert card["first_visible"]["first_release"] == "" and card["first_visible"]["needs_release"] == "unreleased"
+    assert [h["needs_release"] for h in card["history"]] == ["unreleased"]
+    assert "first release: unreleased" in atlas("query", "lib-s", "--data", d).stdout
+    compare = json.loads(atlas("compare", "engine-u", "lib-s", "--data", d, "--format", "json").stdout)
+    assert [c["needs_release"] for c in compare["concepts"]] == ["v1.1.0-rc1", "unreleased"]
+    asked = json.loads(atlas("query", "engine-u", "vs", "lib-s", "--data", d, "--format", "json").stdout)
+    assert asked["intent"]["kind"] == "comparison"
+    assert [c["needs_release"] for c in asked["answer"]["concepts"]] == ["v1.1.0-rc1", "unreleased"]
+
+
 def test_validate_names_the_file_and_line_of_a_bad_record(world):
     path = world["data"] / "api" / "example+shmem.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
