@@ -148,7 +148,7 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     code = _with_code_hits(opened, term, [])  # a line number or a function only the code tables know
     if code:
         said = asked.reading.lang if asked.reading is not None else "en"
-        value = {"query": term, "intent": {"kind": "search", "question": None, "concepts": [], "lang": said},
+        value: dict = {"query": term, "intent": {"kind": "search", "question": None, "concepts": [], "lang": said},
                  "answer": None, "hits": code}
         return answer(fmt, value, lambda d: render.answer(d, store.questions, lang))
     return missed(opened, term, asked.reading, fmt, lang)
@@ -240,9 +240,10 @@ def api(symbol: str | None = None, repo: str | None = None, since: str | None = 
     if not since and not diff:
         return answer(fmt, views.api_summary(base, surface, symbols), render.api_summary)
     names = [since] if since else list(diff)
-    found = [views.release_named(surface, n) for n in names]
-    if any(r is None for r in found):
-        bad = next(n for n, r in zip(names, found) if r is None)
+    named = [views.release_named(surface, n) for n in names]
+    found = [r for r in named if r is not None]
+    if len(found) < len(named):
+        bad = next(n for n, r in zip(names, named) if r is None)
         return _api_miss(fmt, f"{surface.repo} has no release {bad!r}",
                          "its releases: " + (", ".join(r.name for r in surface.releases) or "none"))
     if since:

@@ -324,9 +324,9 @@ def _api(g: Sink, atlas: Atlas, where, api: list | None) -> None:
     for surface in atlas.surfaces:
         _releases(g, surface, where)
     pairs = api if api is not None else [(atlas.surface_by_repo.get(s.repo), [s]) for s in atlas.symbols]
-    for surface, symbols in pairs:
+    for owner, symbols in pairs:
         for sym in symbols:
-            _symbol(g, atlas, surface, sym, where)
+            _symbol(g, atlas, owner, sym, where)
     _names_symbols(g, atlas)
 
 
