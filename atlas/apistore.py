@@ -82,16 +82,6 @@ class ApiStore:
                 out.append(sym)
         return out
 
-    def exact(self, term: str) -> list[ApiSymbol]:
-        """The symbols whose name (qualified or not) is exactly `term`, case included."""
-        return [s for s in self.lookup(term) if term.strip() in (s.name, s.short)]
-
-    def is_concept_name(self, term: str) -> bool:
-        """Whether `term` is a concept's id or name (an alias is not): then the concept comes first."""
-        from .text import norm
-
-        return norm(term) in set(self.index.get("concepts", []))
-
     def card(self, sym: ApiSymbol) -> views.SymbolCard:
         named = self.index["named"].get(f"{sym.repo}\0{sym.kind}\0{sym.name}", [])
         concepts = [{"id": cid, "name": {"en": en, "zh": zh}} for cid, en, zh in named]
@@ -162,11 +152,8 @@ def _write(directory: Path, histories: dict, atlas) -> tuple[dict, dict]:
         ref = [sym.repo, sym.kind, sym.name]
         for key in dict.fromkeys([sym.name, sym.short, sym.name.lower(), sym.short.lower()]):
             names.setdefault(key, []).append(ref)
-    from .text import norm
-
-    primary = sorted({norm(x) for c in atlas.concepts for x in (c.id, c.names.en, c.names.zh) if x})
     index = {"repos": {rid: {"base": views.repo_base(atlas, rid), "surface": _plain_surface(surface)}
-                       for rid, (surface, _s) in histories.items()}, "named": named, "concepts": primary}
+                       for rid, (surface, _s) in histories.items()}, "named": named}
     try:
         with cache.atomic_dir(directory) as tmp:
             for rid, (_surface, syms) in histories.items():

@@ -195,25 +195,18 @@ def _with_code_hits(opened, term: str, hits: list) -> list:
 
 
 def _symbols_named(opened, store, term: str) -> dict | None:
-    """The symbol cards of a term that names public API symbols (one identifier): when it names no
-    concept, or only a concept's alias and a symbol exactly (case included); a concept's id or name
-    keeps its card."""
+    """The symbol cards of a term that names public API symbols (one identifier) and no concept: a
+    concept's id, name or alias keeps its card, which shows the history of the symbols it names."""
     from . import resolve
     from .apistore import looks_like_symbol
 
     if not looks_like_symbol(term):
         return None
-    from .text import norm
-
     n = store.names
-    ident = resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term)
-    if ident and norm(term) == norm(ident):
-        return None  # a concept's id: its card, without opening the API store
+    if resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term):
+        return None  # a concept's name: its card, without opening the API store
     api = opened.api
-    if ident:
-        found = [] if api.is_concept_name(term) else api.exact(term)
-    else:
-        found = api.lookup(term)
+    found = api.lookup(term)
     return {"query": term, "symbols": [api.card(s) for s in found]} if found else None
 
 
