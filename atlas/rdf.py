@@ -382,7 +382,7 @@ def _symbol(g: Sink, atlas: Atlas, surface: ApiSurface | None, sym: ApiSymbol, w
     if sym.history:
         sha, date, _event, _sig, precision = sym.first
         g.add((node, ATLAS.firstCommit, Literal(sha)))
-        g.add((node, ATLAS.firstDate, Literal(date, datatype=XSD.dateTime)))
+        g.add((node, ATLAS.firstDate, datetime_literal(date)))
         g.add((node, DCTERMS.date, Literal(utc_day(date), datatype=XSD.date)))
         g.add((node, ATLAS.firstPrecision, Literal(precision)))
         if sym.introduced and sym.introduced != sha:
