@@ -217,6 +217,25 @@ def test_the_rdf_export_holds_releases_and_named_symbols(world):
     assert "v1.1.0-rc1" in out.stdout and "v1.0.0" in out.stdout
 
 
+def test_the_sparql_store_follows_a_changed_api_list(world, tmp_path):
+    """The store updates only the changed files' triples: a concept's `api:` list names symbols of an
+    API history file, so dropping the name must drop the symbol and the naming triple even though the
+    history file did not change."""
+    d = str(world["data"])
+    env = {"ATLAS_CACHE": str(tmp_path / "cache")}
+    ask = "SELECT ?c ?s WHERE { ?c atlas:namesSymbol ?s }"
+    out = atlas("query", "--sparql", ask, "--data", d, "--results", "csv", env=env)
+    assert out.returncode == 0 and "shmem_put" in out.stdout, out.stderr
+    lib_s = world["data"] / "concepts" / "x" / "lib-s.yaml"
+    lib_s.write_text(lib_s.read_text(encoding="utf-8").replace("api: [shmem_put]\n", ""), encoding="utf-8")
+    out = atlas("query", "--sparql", ask, "--data", d, "--results", "csv", env=env)
+    assert "shmem_put" not in out.stdout, out.stdout
+    labels = "SELECT ?l WHERE { ?s a atlas:ApiSymbol ; rdfs:label ?l }"
+    assert "shmem_put" not in atlas("query", "--sparql", labels, "--data", d, "--results", "csv", env=env).stdout
+    releases = "SELECT ?r WHERE { ?v a doap:Version ; doap:revision ?r }"
+    assert "v1.1.0-rc1" in atlas("query", "--sparql", releases, "--data", d, "--results", "csv", env=env).stdout
+
+
 @pytest.mark.browser
 def test_the_api_page_in_a_browser(world, tmp_path, tab, artifacts):  # noqa: F811 (fixtures)
     site = tmp_path / "site"
