@@ -284,8 +284,39 @@ def check_undated(loaded: Loaded) -> None:
                          f"add a probe in {repo} instead of the undated reason")
 
 
+def check_api(loaded: Loaded) -> None:
+    """The API histories: each belongs to a repository that declares `api:` or `releases:`, a symbol's
+    first release is dated no later than the cut-off, and each name of a concept's `api:` list names a
+    symbol of some history (when there are histories)."""
+    from .model import name_index
+
+    atlas = loaded.atlas
+    for surface in atlas.surfaces:
+        r = atlas.repo_by_id.get(surface.repo)
+        if r is not None and r.api is None and r.releases is None:
+            _problem(loaded, surface.loc, "warning", "api-undeclared",
+                     f"{surface.repo} has an API history but declares neither api: nor releases:",
+                     "declare them in data/repositories/, or let `atlas refresh` remove the file")
+        late = [x.name for x in surface.releases if utc_day(x.date) > atlas.cutoff]
+        if late:
+            _problem(loaded, surface.loc, "error", "release-after-cutoff",
+                     f"{surface.repo}: release(s) dated after the cut-off {atlas.cutoff}: {', '.join(late)}",
+                     "run `atlas refresh` with the atlas's cut-off")
+    if not loaded.api:
+        return
+    index = name_index([s for syms in loaded.api.values() for s in syms])
+    for c in atlas.concepts:
+        for entry in c.api:
+            head, sep, rest = entry.partition(":")
+            repo, name = (head, rest) if sep and "/" in head and not rest.startswith(":") else ("", entry)
+            if not any(not repo or sym.repo == repo for sym in index.get(name, [])):
+                _problem(loaded, c.loc, "warning", "api-name-unknown",
+                         f'concept "{c.id}" names the API symbol {entry!r}, which no API history holds',
+                         "check the spelling (case matters), or the repository's public globs")
+
+
 CHECKS = (check_refs, check_questions, check_collisions, check_identifiers, check_cycles, check_relations,
-          check_dates, check_flows, check_claim_status, check_planes, check_test_plans, check_undated)
+          check_dates, check_flows, check_claim_status, check_planes, check_test_plans, check_undated, check_api)
 
 
 def check(loaded: Loaded) -> Loaded:

@@ -135,8 +135,11 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     from .opened import Opened
 
     opened = Opened(data_dir)
-    asked = ask(opened, term, as_of)
     store = opened.cards
+    symbols = _symbols_named(opened, store, term)  # a public API symbol's name: its symbol cards
+    if symbols:
+        return answer(fmt, symbols, render.symbol_cards)
+    asked = ask(opened, term, as_of)
     if asked.kind == "card":
         return answer(fmt, asked.value, lambda d: render.card(d, store.questions, lang))
     if asked.kind == "answer":
@@ -145,7 +148,7 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     code = _with_code_hits(opened, term, [])  # a line number or a function only the code tables know
     if code:
         said = asked.reading.lang if asked.reading is not None else "en"
-        intent = {"kind": "search", "question": None, "concepts": [], "lang": said}
+        intent: dict[str, Any] = {"kind": "search", "question": None, "concepts": [], "lang": said}
         value: dict[str, Any] = {"query": term, "intent": intent, "answer": None, "hits": code}
         return answer(fmt, value, lambda d: render.answer(d, store.questions, lang))
     return missed(opened, term, asked.reading, fmt, lang)
@@ -189,6 +192,73 @@ def _with_code_hits(opened, term: str, hits: list) -> list:
                      lambda: opened.atlas, build=False)
     found = code_hits(pins, code, term)
     return found + hits if found else hits
+
+
+def _symbols_named(opened, store, term: str) -> dict | None:
+    """The symbol cards of a term that names public API symbols (one identifier) and no concept: a
+    concept's id, name or alias keeps its card, which shows the history of the symbols it names."""
+    from . import resolve
+    from .apistore import looks_like_symbol
+
+    if not looks_like_symbol(term):
+        return None
+    n = store.names
+    if resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term):
+        return None  # a concept's name: its card, without opening the API store
+    api = opened.api
+    found = api.lookup(term)
+    return {"query": term, "symbols": [api.card(s) for s in found]} if found else None
+
+
+def api(symbol: str | None = None, repo: str | None = None, since: str | None = None, diff=None,
+        fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas api SYMBOL` (its cards), `atlas api --repo R` (the releases and counts), `--since TAG`
+    (what was first released after it), `--diff A B` (added, removed and re-signed between two
+    releases). A name, a repository or a release that matches nothing: exit 1 with the closest."""
+    from . import render
+    from .opened import Opened
+
+    opened = Opened(data_dir)
+    if symbol:
+        return _api_symbol(opened, symbol, fmt)
+    store = opened.api
+    surface = store.surface(repo or "")
+    if surface is None:
+        known = store.repos()
+        return _api_miss(fmt, f"no API history for the repository {repo!r}",
+                         "repositories with one: " + (", ".join(known) or "none (run `atlas refresh`)"))
+    from . import views
+
+    base, symbols = store.base(surface.repo), store.symbols(surface.repo)
+    if not since and not diff:
+        return answer(fmt, views.api_summary(base, surface, symbols), render.api_summary)
+    names = [since] if since else list(diff)
+    named = [views.release_named(surface, n) for n in names]
+    found = [r for r in named if r is not None]
+    if len(found) < len(named):
+        bad = next(n for n, r in zip(names, named) if r is None)
+        return _api_miss(fmt, f"{surface.repo} has no release {bad!r}",
+                         "its releases: " + (", ".join(r.name for r in surface.releases) or "none"))
+    if since:
+        return answer(fmt, views.api_since(base, surface, symbols, found[0]), render.api_since)
+    return answer(fmt, views.api_diff(base, surface, symbols, found[0], found[1]), render.api_diff)
+
+
+def _api_symbol(opened, term: str, fmt: str) -> Answer:
+    from . import render
+
+    found = opened.api.lookup(term)
+    if not found:
+        close = opened.api.closest(term)
+        return _api_miss(fmt, f"no public API symbol {term!r}", ("closest: " + ", ".join(close)) if close else
+                         "symbols are read from the public headers of the repositories with `api:` (atlas refresh)")
+    return answer(fmt, {"query": term, "symbols": [opened.api.card(s) for s in found]}, render.symbol_cards)
+
+
+def _api_miss(fmt: str, message: str, hint: str) -> Answer:
+    if fmt == "json":
+        return Answer(to_json({"error": message, "hint": hint}), "", 1)
+    return Answer("", terminal_safe(f"{message}\n{hint}"), 1)
 
 
 def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,
@@ -576,7 +646,9 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     chosen = choose_data(data_dir)
     opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
     absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
-    paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent))
+    api = [opened.api.page(r) for r in opened.api.repos()]
+    paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent),
+                       api=api)
     plural = "s" if len(paths) != 1 else ""
     source = sum(1 for p in paths if "/source/" in p.as_posix())
     clones = (f"source pages: {source} (from {len(code.clones)} local clone(s) under {root})" if code is not None
@@ -587,8 +659,10 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
-           data_dir=None) -> Answer:
-    """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint."""
+           data_dir=None, all_symbols: bool = False) -> Answer:
+    """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint. The
+    graph holds every release and the API symbols concepts name; `all_symbols` adds every symbol of
+    the API histories (about 4x the triples: see the README's benchmarks)."""
     from .errors import AtlasError, Location
     from .opened import Opened
     from .rdf import build_graph, serialize
@@ -600,7 +674,8 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
 
         check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
     opened = Opened(data_dir)
-    g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl")
+    api = [(opened.api.surface(r), opened.api.symbols(r)) for r in opened.api.repos()] if all_symbols else None
+    g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl", api=api)
     if to_endpoint:
         from .sparql import load_endpoint
 

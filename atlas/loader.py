@@ -16,9 +16,9 @@ import yaml
 from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import AtlasError, Location, Problem
 from .model import (
-    CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
-    METHODS, PRECISIONS, QUESTION_IDS, REPO_RE, REPO_STATUSES, SHA_RE, Atlas, Claim,
-    Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question, Relation,
+    API_KINDS, CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
+    METHODS, PRECISIONS, QUESTION_IDS, RELEASE_SCHEMES, REPO_RE, REPO_STATUSES, SHA_RE, ApiRule, Atlas, Claim,
+    Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question, Relation, ReleaseRule,
     RepoHarvest, Repository, Sighting, TestPlan, Text, Undated, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF,
 )
@@ -57,6 +57,7 @@ class Loaded:
     files: list[Path] = field(default_factory=list)
     data_dir: Path | None = None
     display_dir: str = "data"  # the data folder as locations name it
+    api: dict = field(default_factory=dict)  # repository -> every ApiSymbol of its API history file
     unread: set[str] = field(default_factory=set)  # files (as locations name them) that could not be read
 
     @property
@@ -395,7 +396,7 @@ def _probe(ctx: _Ctx, node) -> Probe | None:
 
 
 _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
-                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes", "undated")
+                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes", "undated", "api")
 
 
 def _file_id(ctx: _Ctx, f: dict, what: str, stem: str) -> str | None:
@@ -514,6 +515,22 @@ def _concept_undated(ctx: _Ctx, c: Concept, node) -> None:
         c.undated.note = _text(ctx, f["note"], "undated note")
 
 
+_SYMBOL_NAME = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*:)?[A-Za-z_~][A-Za-z0-9_:~]*$")
+
+
+def _concept_api(ctx: _Ctx, c: Concept, node) -> None:
+    """`api: [aclrtMallocPhysical, hicann/shmem:aclshmem_malloc, ...]`: the API symbols the concept
+    names (`owner/name:` narrows one to a repository)."""
+    for value, item in _str_list(ctx, node, "api"):
+        if not _SYMBOL_NAME.match(value):
+            ctx.error(item, "bad-value", f"{value!r} is not a symbol name (an identifier, `ns::name`, or "
+                      "`owner/name:symbol`)")
+            continue
+        if ":" in value.split("::", 1)[0] and "/" in value.split(":", 1)[0]:
+            ctx.ref("repo", value.split(":", 1)[0], item, "API symbol repository")
+        c.api.append(value)
+
+
 # A concept's fields after id and kind, in the order they are read (and their problems reported):
 # field -> reader(ctx, concept, node), which checks the value and sets it on the concept.
 _CONCEPT_FIELDS = (
@@ -521,7 +538,7 @@ _CONCEPT_FIELDS = (
     ("beginner", _concept_text("beginner")), ("professional", _concept_text("professional")),
     ("hardware", _concept_hardware), ("hardware_note", _concept_hardware_note),
     ("lifecycle", _concept_lifecycle), ("relations", _concept_relations), ("evidence", _concept_evidence),
-    ("probes", _concept_probes), ("undated", _concept_undated),
+    ("probes", _concept_probes), ("undated", _concept_undated), ("api", _concept_api),
 )
 
 
@@ -539,7 +556,7 @@ def parse_question(ctx: _Ctx, node) -> Question | None:
 
 
 _REPO_KEYS = ("id", "urls", "purpose", "hardware", "status", "branch", "mirror_of",
-              "migrated_from", "note", "evidence")
+              "migrated_from", "note", "evidence", "api", "releases")
 
 
 def parse_repository(ctx: _Ctx, node) -> Repository | None:
@@ -564,7 +581,59 @@ def parse_repository(ctx: _Ctx, node) -> Repository | None:
         r.note = _text(ctx, f["note"], "repository note", required=False)
     if "evidence" in f:
         r.evidence = _evidence_list(ctx, f["evidence"], "repository evidence")
+    if "api" in f:
+        r.api = _api_rule(ctx, f["api"])
+    if "releases" in f:
+        r.releases = _release_rule(ctx, f["releases"])
     return r if rid else None
+
+
+_GLOB = re.compile(r"^[^/\\\s][^\\\s]*$")
+_DECORATION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _api_rule(ctx: _Ctx, node) -> ApiRule | None:
+    """`api: {public: [globs], exclude: [globs], kinds: [...], decorations: [MACROS]}`."""
+    f = _fields(ctx, node, "api", ("public", "exclude", "kinds", "decorations"), ("public",))
+    if f is None or "public" not in f:
+        return None
+    rule = ApiRule(loc=ctx.loc(node))
+    for key in ("public", "exclude"):
+        for value, item in _str_list(ctx, f[key], f"api {key}") if key in f else []:
+            if not _GLOB.match(value) or ".." in value.split("/"):
+                ctx.error(item, "bad-value", f"{value!r} is not a path glob inside the repository",
+                          "e.g. include/**/*.h (`*` within a folder, `**` any folders)")
+                continue
+            getattr(rule, key).append(value)
+    if "kinds" in f:
+        rule.kinds = [k for k in (_enum(ctx, item, "api kind", API_KINDS) for item in _list(ctx, f["kinds"], "kinds"))
+                      if k]
+    for value, item in _str_list(ctx, f["decorations"], "api decorations") if "decorations" in f else []:
+        if not _DECORATION.match(value):
+            ctx.error(item, "bad-value", f"{value!r} is not a macro name")
+            continue
+        rule.decorations.append(value)
+    return rule
+
+
+def _release_rule(ctx: _Ctx, node) -> ReleaseRule | None:
+    """`releases: {scheme: semver|date|list, tags: glob, prefix: text, order: [tags], exclude: [tags], note}`."""
+    f = _fields(ctx, node, "releases", ("scheme", "tags", "prefix", "order", "exclude", "note"), ("scheme",))
+    if f is None or "scheme" not in f:
+        return None
+    rule = ReleaseRule(scheme=_enum(ctx, f["scheme"], "release scheme", RELEASE_SCHEMES) or "semver",
+                       loc=ctx.loc(node))
+    for key in ("tags", "prefix"):
+        if key in f:
+            setattr(rule, key, _str(ctx, f[key], f"releases {key}") or getattr(rule, key))
+    for key in ("order", "exclude"):
+        if key in f:
+            setattr(rule, key, [v for v, _ in _str_list(ctx, f[key], f"releases {key}")])
+    if "note" in f:
+        rule.note = _text(ctx, f["note"], "releases note", required=False)
+    if rule.scheme == "list" and not rule.order:
+        ctx.error(node, "missing-field", "a release list (`scheme: list`) needs `order`, the tags oldest first")
+    return rule
 
 
 def _repo_history(ctx: _Ctx, r: Repository, f: dict) -> None:
@@ -729,7 +798,7 @@ def _flow_edge(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowEdge | None:
 
 _SIGHTING_KEYS = ("concept", "repo", "method", "value", "found", "sha", "committer_date",
                   "author_date", "mainline", "introduced", "introduced_date", "precision", "head",
-                  "cutoff", "harvested_at", "note")
+                  "cutoff", "harvested_at", "note", "first_release")
 _HARVEST_KEYS = ("repo", "branch", "head", "cutoff", "cutoff_head", "started_at", "harvested_at", "commits",
                  "shallow", "skipped_paths")
 
@@ -833,8 +902,9 @@ def _check_shas(ctx: _Ctx, f: dict, keys) -> None:
 # ---------------------------------------------------------------------------------------------
 
 def data_files(data_dir: Path) -> list[Path]:
-    """Every YAML file the atlas reads, in a stable order (the one walk: `atlas.walk`)."""
-    return [data_dir / rel for rel, _, _ in list_files(data_dir).files]
+    """Every YAML file the atlas reads, in a stable order (the one walk: `atlas.walk`; the generated API
+    histories, JSON lines, are not YAML)."""
+    return [data_dir / rel for rel, _, _ in list_files(data_dir).files if not rel.endswith(".jsonl")]
 
 
 _FLOW_INDICATORS = "?:,[]{}#"
@@ -1137,7 +1207,27 @@ def _display(path: Path, base: Path) -> str:
         return str(path)
 
 
+def _read_api_file(reading: _Reading, path: Path, rel: Path, file: str) -> None:
+    """A generated API history (`data/api/<owner>+<name>.jsonl`, read by `atlas.apiload`)."""
+    from .apiload import read_file
+
+    if len(rel.parts) != 2 or rel.parts[0] != "api":
+        reading.loaded.problems.append(Problem(Location(file), "warning", "unknown-file",
+                                               "file is not part of the atlas layout and was not read",
+                                               "API histories live in data/api/ (see docs/schema.md)"))
+        return
+    got = read_file(path, file)
+    reading.loaded.problems.extend(got.problems)
+    if got.surface is not None:
+        reading.atlas.surfaces.append(got.surface)
+        reading.loaded.api[got.surface.repo] = got.symbols
+        reading.loaded.refs.append(Ref("repo", got.surface.repo, Location(file, 1, 1), "API history"))
+
+
 def _read_file(reading: _Reading, path: Path, rel: Path, file: str) -> None:
+    if path.suffix == ".jsonl":
+        _read_api_file(reading, path, rel, file)
+        return
     ctx = _Ctx(file, reading.loaded)
     before = len(reading.loaded.problems)
     root = _compose(path, ctx)
@@ -1185,5 +1275,10 @@ def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:
         loaded.files.append(path)
         _read_file(reading, path, path.relative_to(data_dir), _display(path, base))
     _sort(loaded.atlas)
+    if loaded.api:
+        from .apiload import named
+
+        loaded.atlas.surfaces.sort(key=lambda x: x.repo)
+        loaded.atlas.symbols = named(loaded.atlas, [s for syms in loaded.api.values() for s in syms])
     loaded.atlas.reindex()
     return loaded

@@ -81,7 +81,12 @@ def _history(c: Card) -> list[str]:
     lines = ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
     for h in c["history"]:
         when = f"{h['date']} `{h['sha'][:12]}` {h['precision']}" if h["found"] else "not seen"
-        lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`)")
+        shipped = f", first release {h['needs_release']}" if h.get("needs_release") else ""
+        lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`{shipped})")
+    for a in c.get("api", []):
+        first = f"{a['first']['date']} `{a['first']['sha'][:12]}`" if a["first"] else "releases only"
+        lines.append(f"- API {a['kind']} `{a['name']}` ({a['repo']}): {first}, first release "
+                     f"{a['first_release'] or 'none'}" + (f", removed {a['removed']['date']}" if a["removed"] else ""))
     return lines
 
 

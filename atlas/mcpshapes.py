@@ -56,6 +56,7 @@ class CompareFirst(TypedDict):
     repo: str
     sha: str
     precision: str
+    first_release: str
 
 
 class CompareColumn(TypedDict):
@@ -67,6 +68,7 @@ class CompareColumn(TypedDict):
     lifecycle: str
     lifecycle_note: TextView
     first_visible: CompareFirst | None
+    needs_release: str  # the release it first shipped in; "unreleased"; "" (undated, or no releases)
 
 
 class CompareAnswer(TypedDict):

@@ -48,6 +48,13 @@ EDGE_TYPES = ("data", "sync", "control", "order")
 REPO_STATUSES = ("active", "mirror", "archived", "migrated", "pending-deprecation", "unavailable")
 PRECISIONS = ("exact", "on-or-before", "unknown")  # unknown: not found, missing blobs could hold it
 METHODS = ("term", "path")  # probe methods; each is a module of atlas/harvest/methods
+# The public API surface (atlas/harvest/methods/api.py, docs/history.md): the kinds of symbols read from
+# the public headers, how a repository's release tags are ordered, and what a symbol's history records.
+API_KINDS = ("function", "enum-constant", "macro", "type")
+RELEASE_SCHEMES = ("semver", "date", "list")
+API_EVENTS = ("added", "removed", "changed")
+# an event after the first is exact, or uncertain when missing blobs could hold the symbol there
+EVENT_PRECISIONS = ("exact", "on-or-before", "uncertain")
 # Why a concept has no dated sighting (Atlas.why_undated): no public repository holds it; the
 # repositories that do were not harvested here (no clone); its probes found nothing; no reason given.
 UNDATED_REASONS = ("no-public-repository", "not-harvested", "not-found", "no-reason")
@@ -242,6 +249,7 @@ class Concept(Record):
     evidence: list[Evidence] = F(list)
     probes: list[Probe] = F(list)
     undated: Undated | None = None  # set when no probe can date the concept
+    api: list[str] = F(list)  # API symbols the concept names (besides its probes' terms and aliases)
     loc: Location | None = None
 
     def all_names(self) -> list[str]:
@@ -341,6 +349,29 @@ class Flow(Record):
         return [by_id[sid] for sid in out]
 
 
+class ApiRule(Record):
+    """A repository's public surface: the files that are public (globs: `*` within a folder, `**` any
+    folders), those left out, the kinds of symbols read, and the decoration macros to blank."""
+
+    public: list[str] = F(list)
+    exclude: list[str] = F(list)
+    kinds: list[str] = F(lambda: list(API_KINDS))
+    decorations: list[str] = F(list)
+    loc: Location | None = None
+
+
+class ReleaseRule(Record):
+    """Which tags of a repository are releases and their order (atlas/harvest/releases.py)."""
+
+    scheme: str = "semver"  # one of RELEASE_SCHEMES
+    tags: str = "*"  # a glob on the tag's name
+    prefix: str = ""  # taken off the name before the version is read (semver)
+    order: list[str] = F(list)  # the stated list (scheme: list)
+    exclude: list[str] = F(list)  # tags that are not releases
+    note: Text = F(Text)
+    loc: Location | None = None
+
+
 class Repository(Record):
     id: str
     urls: list[str] = F(list)
@@ -352,6 +383,8 @@ class Repository(Record):
     migrated_from: list[str] = F(list)
     note: Text = F(Text)
     evidence: list[Evidence] = F(list)
+    api: ApiRule | None = None
+    releases: ReleaseRule | None = None
     loc: Location | None = None
 
 
@@ -374,6 +407,7 @@ class Sighting(Record):
     cutoff: str = DEFAULT_CUTOFF
     harvested_at: str = ""
     note: str = ""
+    first_release: str = ""  # the first release whose commit contains `introduced` ("" = none)
     loc: Location | None = None
 
     @property
@@ -398,6 +432,76 @@ class RepoHarvest(Record):
     loc: Location | None = None
 
 
+class Release(Record):
+    """One release of a repository: a tag in the release order (index 0 first)."""
+
+    repo: str
+    name: str
+    commit: str
+    date: str  # ISO 8601 with offset: the tagger's date, else the commit's committer date
+    index: int = 0
+    annotated: bool = False
+    missing: int = 0  # public files at its commit whose blobs the clone lacks
+
+
+class ApiSurface(Record):
+    """The header of one repository's API history (data/api/<owner>+<name>.jsonl): what was read,
+    the releases, and the tags that are not releases."""
+
+    repo: str
+    branch: str = ""
+    head: str = ""
+    cutoff: str = DEFAULT_CUTOFF
+    cutoff_head: str = ""
+    commits: int = 0
+    started_at: str = ""
+    harvested_at: str = ""
+    rules: str = ""  # a key of the repository's `api:` and `releases:` when harvested
+    extractor: str = ""  # the declaration rules and parser versions
+    files: dict[str, str] = F(dict)  # public file -> blob at the cut-off head
+    skipped_paths: list[str] = F(list)
+    missing_blobs: list[str] = F(list)
+    tags: str = ""  # a key of the tag refs when harvested
+    symbols: int = 0
+    releases: list[Release] = F(list)
+    ignored_tags: list[list[str]] = F(list)  # [tag, why it is not a release]
+    loc: Location | None = None
+
+
+class ApiSymbol(Record):
+    """One public symbol of a repository and its history on the first-parent mainline."""
+
+    repo: str
+    kind: str  # one of API_KINDS
+    name: str  # qualified for C++ (`ns::Class::f`)
+    # [sha, committer date, event (API_EVENTS), signature, precision (EVENT_PRECISIONS)], oldest first;
+    # the first is the first appearance ("added")
+    history: list[list[str]] = F(list)
+    introduced: str = ""  # for a first appearance at a merge: the side-branch commit, else = history[0]
+    introduced_date: str = ""
+    note: str = ""
+    signature: str = ""  # at the cut-off (the last one seen when removed)
+    where: list[list] = F(list)  # [path, line] at the cut-off
+    first_release: str = ""  # "" = in no release at the cut-off
+    releases: str = ""  # one character per release: "." absent, else the index into release_signatures
+    release_signatures: list[str] = F(list)
+    loc: Location | None = None
+
+    @property
+    def first(self) -> list[str]:
+        return self.history[0] if self.history else ["", "", "added", "", "exact"]
+
+    @property
+    def removed(self) -> list[str] | None:
+        """The event that removed it, when it is absent at the cut-off."""
+        return self.history[-1] if self.history and self.history[-1][2] == "removed" else None
+
+    @property
+    def short(self) -> str:
+        """The name without its scopes (`f` of `ns::C::f`)."""
+        return self.name.rsplit("::", 1)[-1]
+
+
 # ---------------------------------------------------------------------------------------------
 # The atlas
 # ---------------------------------------------------------------------------------------------
@@ -411,6 +515,10 @@ class Atlas(Record):
     repositories: list[Repository] = F(list)
     sightings: list[Sighting] = F(list)
     harvests: list[RepoHarvest] = F(list)
+    # the API histories: every repository's header and releases, and the symbols that concepts name
+    # (all symbols are in the API store, atlas/apistore.py)
+    surfaces: list[ApiSurface] = F(list)
+    symbols: list[ApiSymbol] = F(list)
     cutoff: str = DEFAULT_CUTOFF
 
     def __post_init__(self) -> None:
@@ -443,6 +551,8 @@ class Atlas(Record):
         for lst in by_concept.values():
             lst.sort(key=lambda s: (not s.found, s.committer_date or "9999", s.repo, s.value))
         self.sightings_by_concept = by_concept
+        self.surface_by_repo = {x.repo: x for x in self.surfaces}
+        self.symbols_by_name = name_index(self.symbols)
 
     # -- lookups used everywhere --------------------------------------------------------------
 
@@ -508,6 +618,7 @@ class Atlas(Record):
 _LISTS = {
     "questions": Question, "concepts": Concept, "claims": Claim, "flows": Flow,
     "repositories": Repository, "sightings": Sighting, "harvests": RepoHarvest,
+    "surfaces": ApiSurface, "symbols": ApiSymbol,
 }
 
 # field name -> record class, for nested reconstruction
@@ -527,8 +638,11 @@ _NESTED = {
     (Flow, "title"): Text, (Flow, "summary"): Text, (Flow, "steps"): [FlowStep],
     (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence],
     (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],
+    (Repository, "api"): "ApiRule", (Repository, "releases"): "ReleaseRule", (ReleaseRule, "note"): Text,
+    (ApiSurface, "releases"): [Release],
 }
-_CLASSES = {"Lifecycle": Lifecycle, "Undated": Undated, "TestPlan": TestPlan}
+_CLASSES = {"Lifecycle": Lifecycle, "Undated": Undated, "TestPlan": TestPlan, "ApiRule": ApiRule,
+            "ReleaseRule": ReleaseRule}
 
 
 def _plain(obj):
@@ -564,6 +678,36 @@ def _unplain(cls, data):
     obj = cls.__new__(cls)  # every field is present in the plain form: skip __init__
     obj.__dict__.update(kwargs)
     return obj
+
+
+def name_index(symbols) -> dict[str, list[ApiSymbol]]:
+    """name (qualified, and without its scopes) -> the API symbols so named."""
+    out: dict[str, list[ApiSymbol]] = {}
+    for sym in symbols:
+        for key in {sym.name, sym.short}:
+            out.setdefault(key, []).append(sym)
+    return out
+
+
+def named_by(c: Concept, index: dict[str, list[ApiSymbol]]) -> list[ApiSymbol]:
+    """The API symbols a concept names (docs/schema.md): a `term` probe's value in the probe's repository;
+    an entry of its `api:` list (`owner/name:` narrows it to a repository); its name or an alias, exactly,
+    in a repository where it has a probe. Sorted by (repository, kind, name)."""
+    probed = sorted({p.repo for p in c.probes})
+    wanted: list[tuple[str, str | None, bool]] = [(p.value, p.repo, False) for p in c.probes if p.method == "term"]
+    for entry in c.api:
+        head, sep, rest = entry.partition(":")
+        if sep and "/" in head and not rest.startswith(":"):
+            wanted.append((rest, head, False))
+        else:
+            wanted.append((entry, None, False))
+    wanted += [(n, r, True) for n in c.all_names() for r in probed]
+    found: dict[tuple[str, str, str], ApiSymbol] = {}
+    for name, repo, exact in wanted:
+        for sym in index.get(name, []):
+            if (repo is None or sym.repo == repo) and (not exact or sym.name == name):
+                found.setdefault((sym.repo, sym.kind, sym.name), sym)
+    return [found[k] for k in sorted(found)]
 
 
 def utc_day(iso: str) -> str:

@@ -22,6 +22,7 @@ from .model import Atlas, Concept
 from .paths import data_dir as resolve_data_dir
 
 if TYPE_CHECKING:
+    from .apistore import ApiStore
     from .cards import CardStore
     from .search import SearchIndex
 
@@ -36,7 +37,8 @@ class Opened:
         self._atlas: Atlas | None = None
         self._cards: CardStore | None = None
         self._index: SearchIndex | None = None
-        self._locks = {name: threading.Lock() for name in ("atlas", "cards", "index")}
+        self._api: ApiStore | None = None
+        self._locks = {name: threading.Lock() for name in ("atlas", "cards", "index", "api")}
         self._thread = threading.local()  # this thread's own search index
         self._index_owner = 0  # the thread that opened the index
 
@@ -76,6 +78,13 @@ class Opened:
                 mine = self._reopened()
             self._thread.index = mine
         return mine
+
+    @property
+    def api(self) -> "ApiStore":
+        """Every repository's API history (all symbols; the atlas holds those concepts name)."""
+        from .apistore import open_api
+
+        return self._once("api", lambda: open_api(self.key, self.data_dir, lambda: self.atlas))
 
     def _open_index(self) -> "SearchIndex":
         from .search import open_index

@@ -243,7 +243,8 @@ def compare_cards(cards: list[views.Card], questions: dict[str, views.TextView])
             "hardware": list(c["hardware"]), "lifecycle": c["lifecycle"]["status"],
             "lifecycle_note": c["lifecycle"]["note"],
             "first_visible": ({"date": fv["date"], "repo": fv["repo"], "sha": fv["sha"],
-                               "precision": fv["precision"]} if fv else None),
+                               "precision": fv["precision"], "first_release": fv["first_release"]} if fv else None),
+            "needs_release": fv.get("needs_release", "") if fv else "",
         })
     ids = {c["id"] for c in cards}
     shared = sorted({x["id"] for c in cards for g in c["relations"] for x in g["concepts"]} & ids)

@@ -19,7 +19,7 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from .bounded import DATA_FILE, read_bounded
 from .errors import AtlasError, Location
-from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
+from .model import KINDS, RELATION_TYPES, ApiSurface, ApiSymbol, Atlas, Evidence, Repository, Text, named_by, utc_day
 from .vocab import BASE, PREFIXES, SCHEME
 
 
@@ -278,8 +278,11 @@ def _kind(g: Sink, kind: str) -> None:
     g.add((node, RDFS.seeAlso, cls))
 
 
-def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None = None) -> Graph:
-    """The atlas as one graph. With `where` (a dict), also record node -> data Location."""
+def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None = None,
+                api: list | None = None) -> Graph:
+    """The atlas as one graph. With `where` (a dict), also record node -> data Location. `api` is
+    every repository's (surface, symbols) from the API store: all symbols as resources; without it,
+    the symbols concepts name (`atlas.symbols`). Releases come from the atlas either way."""
     g = Graph()
     for prefix, ns in PREFIXES.items():
         g.bind(prefix, ns)
@@ -299,7 +302,106 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
     acts = _harvests(g, atlas, where)
     for s in atlas.sightings:
         _sighting(g, s, acts, where)
+    _api(g, atlas, where, api)
     return g
+
+
+# -- the public API: releases (doap:Version) and symbols --------------------------------------------
+
+
+def release_iri(repo: str, name: str) -> URIRef:
+    return ID[f"repo/{repo_local(repo)}/release/{quote(name, safe='')}"]
+
+
+def symbol_iri(repo: str, kind: str, name: str) -> URIRef:
+    """`id/api/<owner.name>/<kind>/<name>` (a C++ name's `::` kept as written, percent-encoded)."""
+    return ID[f"api/{repo_local(repo)}/{kind}/{quote(name, safe='')}"]
+
+
+def _api(g: Sink, atlas: Atlas, where, api: list | None) -> None:
+    """Releases, symbols (every one in `api`, else those concepts name) and the symbols each concept
+    names. A found sighting's first release is written with the sighting (`_found`)."""
+    for surface in atlas.surfaces:
+        _releases(g, surface, where)
+    pairs = api if api is not None else [(atlas.surface_by_repo.get(s.repo), [s]) for s in atlas.symbols]
+    for owner, symbols in pairs:
+        for sym in symbols:
+            _symbol(g, atlas, owner, sym, where)
+    _names_symbols(g, atlas)
+
+
+def _names_symbols(g: Sink, atlas: Atlas) -> None:
+    index: dict = {}
+    for sym in atlas.symbols:
+        for key in {sym.name, sym.short}:
+            index.setdefault(key, []).append(sym)
+    for c in atlas.concepts:
+        for sym in named_by(c, index):
+            g.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(sym.repo, sym.kind, sym.name)))
+
+
+def _api_by_file(atlas: Atlas, sink) -> None:
+    """The API triples by file: a repository's releases with its API history file; the symbols
+    concepts name, and the naming, depend on the concept files and the histories together, so they
+    go with the triples derived from the whole atlas (SCHEME_GRAPH, rebuilt on every update)."""
+    for surface in atlas.surfaces:
+        target = sink(surface.loc)
+        if target is not None:
+            _releases(target, surface, None)
+    whole = sink(Location(SCHEME_GRAPH))
+    if whole is not None:
+        for sym in atlas.symbols:
+            _symbol(whole, atlas, atlas.surface_by_repo.get(sym.repo), sym, None)
+        _names_symbols(whole, atlas)
+
+
+def _releases(g: Sink, surface: ApiSurface, where) -> None:
+    repo = repo_iri(surface.repo)
+    for r in surface.releases:
+        node = release_iri(surface.repo, r.name)
+        _at(where, node, surface.loc)
+        g.add((repo, DOAP.release, node))
+        g.add((node, RDF.type, DOAP.Version))
+        g.add((node, DOAP.name, Literal(r.name)))
+        g.add((node, DOAP.revision, Literal(r.name)))
+        g.add((node, DOAP.created, Literal(utc_day(r.date), datatype=XSD.date)))
+        g.add((node, ATLAS.repository, repo))
+        g.add((node, ATLAS.commit, Literal(r.commit)))
+        g.add((node, ATLAS.releaseIndex, Literal(r.index)))
+
+
+def _symbol(g: Sink, atlas: Atlas, surface: ApiSurface | None, sym: ApiSymbol, where) -> None:
+    node = symbol_iri(sym.repo, sym.kind, sym.name)
+    _at(where, node, sym.loc)
+    g.add((node, RDF.type, ATLAS.ApiSymbol))
+    g.add((node, RDFS.label, Literal(sym.name)))
+    g.add((node, ATLAS.symbolKind, Literal(sym.kind)))
+    g.add((node, ATLAS.repository, repo_iri(sym.repo)))
+    if sym.signature:
+        g.add((node, ATLAS.signature, Literal(sym.signature)))
+    if sym.history:
+        sha, date, _event, _sig, precision = sym.first
+        g.add((node, ATLAS.firstCommit, Literal(sha)))
+        g.add((node, ATLAS.firstDate, datetime_literal(date)))
+        g.add((node, DCTERMS.date, Literal(utc_day(date), datatype=XSD.date)))
+        g.add((node, ATLAS.firstPrecision, Literal(precision)))
+        if sym.introduced and sym.introduced != sha:
+            g.add((node, ATLAS.symbolIntroducedBy, Literal(sym.introduced)))
+    if sym.first_release:
+        g.add((node, ATLAS.firstRelease, release_iri(sym.repo, sym.first_release)))
+    removed = sym.removed
+    if removed:
+        g.add((node, ATLAS.removedIn, Literal(removed[0])))
+    head = surface.cutoff_head if surface is not None else ""
+    home = _home(atlas, sym.repo)
+    for path, line in sym.where[:1]:
+        if head:
+            g.add((node, ATLAS.sourceLocation, URIRef(f"{home}/blob/{head}/{quote(path, safe='/')}#L{line}")))
+
+
+def _home(atlas: Atlas, repo: str) -> str:
+    r = atlas.repo_by_id.get(repo)
+    return r.urls[0].rstrip("/") if r and r.urls else f"https://github.com/{repo}"
 
 
 MAX_TURTLE = DATA_FILE  # bytes of the ontology or the shapes; each is tens of kilobytes
@@ -400,6 +502,7 @@ def graphs_by_file(atlas: Atlas, ontology: Graph | None = None, only: set[str] |
             if target is not None:
                 emit(target, record)
     _timeline_by_file(atlas, sink)
+    _api_by_file(atlas, sink)
     return out
 
 
@@ -573,6 +676,8 @@ def _found(g: Sink, node, s) -> None:
         g.add((node, ATLAS.introducedBy, Literal(s.introduced)))
     if s.introduced_date:
         g.add((node, ATLAS.introducedDate, datetime_literal(s.introduced_date)))
+    if s.first_release:
+        g.add((node, ATLAS.firstRelease, release_iri(s.repo, s.first_release)))
 
 
 def _sighting_activity(g: Sink, s, acts: dict, where):

@@ -259,17 +259,34 @@ def history_lines(history: list[dict]) -> list[str]:
     lines = []
     for h in history:
         if h["found"]:
+            shipped = f"  first release: {h['needs_release']}" if h.get("needs_release") else ""
             lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
-                         f"  {h['method']}: {h['value']}")
+                         f"  {h['method']}: {h['value']}{shipped}")
         else:
             lines.append(f"  ----------  {h['repo']}  not seen before the cut-off"
                          f"  {h['method']}: {h['value']}")
     return lines
 
 
+def _card_api(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
+    """The API symbols the concept names: when each appeared, its first release, its removal."""
+    items = c.get("api") or []
+    if not items:
+        return []
+    lines = [_section("API symbols it names (first commit on the mainline, first release)")]
+    for it in items:
+        first = it["first"]
+        when = f"{utc_day(first['date'])}  {first['sha'][:12]}  {first['precision']}" if first else \
+            "in releases only"
+        rel = it["first_release"] or "unreleased"
+        gone = f"  removed {utc_day(it['removed']['date'])}" if it["removed"] else ""
+        lines.append(_short(f"  {when}  {rel}  {it['repo']}  {it['kind']} {it['name']}{gone}", width_))
+    return lines
+
+
 # The sections of a card, in order; each returns its lines (none when the card has nothing for it).
 CARD_SECTIONS = (_card_head, _card_answers, _card_explanations, _card_hardware, _card_relations, _card_claims,
-                 _card_flows, _card_repositories, _card_evidence, _card_history)
+                 _card_flows, _card_repositories, _card_evidence, _card_history, _card_api)
 
 
 def rows_table(rows: list[dict], lang: str = "en") -> str:
@@ -521,7 +538,14 @@ def compare(result: dict, lang: str = "en") -> str:
         (f"{utc_day(c['first_visible']['date'])} {c['first_visible']['repo']}"
          f" {c['first_visible']['sha'][:10]} ({c['first_visible']['precision']})")
         if c["first_visible"] else "-" for c in cols])
+    body.append(["first release"] + [_needs(c) for c in cols])
     return table(headers, body, min_col=10)
+
+
+def _needs(col: dict) -> str:
+    """The release a compared concept needs: its first visible commit's first release, else '-'."""
+    need = col.get("needs_release")
+    return f"{col['first_visible']['repo']} {need}" if need else "-"
 
 
 def flows(rows: list[dict], lang: str = "en") -> str:
@@ -736,4 +760,85 @@ def verify(report) -> str:
     lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows if r.status != "ok"]
     counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
     lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
+    return "\n".join(lines)
+
+
+# -- the public API (`atlas api`) -------------------------------------------------------------------
+
+
+def _event(e: dict | None) -> str:
+    return f"{utc_day(e['date'])}  {e['sha'][:12]}  {e['precision']}" if e else "-"
+
+
+def symbol_cards(value: dict) -> str:
+    return "\n\n".join(symbol_card(c) for c in value["symbols"])
+
+
+def symbol_card(c: dict) -> str:
+    w = term_width() - 2
+    head = f"{c['name']}  ({c['kind']}, {c['repo']})"
+    lines = [head, "=" * min(width(head), term_width())]
+    lines += hang(c["signature"] or "-", w, "signature: ", "           ")
+    for where in c["where"]:
+        lines.append(f"at the cut-off: {where['path']}:{where['line']}")
+    first = c["first"]
+    if first:
+        lines.append(f"first commit:   {_event(first)}  {first['url']}")
+        if c["introduced"] and c["introduced"] != first["sha"]:
+            lines.append(f"introduced by:  {c['introduced'][:12]} ({utc_day(c['introduced_date'])}) on a side branch")
+    else:
+        lines.append("first commit:   not on the mainline up to the cut-off (in releases only)")
+    rel = c["first_release"]
+    lines.append(f"first release:  {rel['name']} ({utc_day(rel['date'])})" if rel else
+                 "first release:  none at the cut-off (unreleased)")
+    if c["removed"]:
+        lines.append(f"removed:        {_event(c['removed'])}")
+    if c["note"]:
+        lines += hang(c["note"], w, "note: ", "      ")
+    changes = [e for e in c["changes"] if e["event"] != "removed" or e is not c["changes"][-1]]
+    if changes:
+        lines.append(_section("Changes on the mainline").lstrip("\n"))
+        for e in changes:
+            lines.append(_short(f"  {_event(e)}  {e['event']}  {e['signature']}", w))
+    if c["releases"]:
+        marks = {"absent": "·", "first": "★", "present": "✓", "changed": "Δ", "removed": "✗"}
+        lines += hang("  ".join(f"{r['name']} {marks[r['state']]}" for r in c["releases"]), w, "releases:       ",
+                      "                ")
+    if c["concepts"]:
+        lines.append("concepts:       " + ", ".join(x["id"] for x in c["concepts"]))
+    return "\n".join(lines)
+
+
+def api_summary(v: dict) -> str:
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(v["kinds"].items()))
+    lines = [f"{v['repo']}: {v['symbols']} public symbols ({kinds or 'none'}), cut-off {v['cutoff']} "
+             f"at {v['cutoff_head'][:12]}"]
+    lines.append("releases, oldest first: " + (", ".join(r["name"] for r in v["releases"]) or "none"))
+    for tag, why in v["ignored_tags"]:
+        lines.append(f"  not a release: {tag}: {why}")
+    return "\n".join(lines)
+
+
+def api_since(v: dict) -> str:
+    rows = [[it["first_release"] or "unreleased", utc_day(it["first"]["date"]) if it["first"] else "-",
+             it["kind"], it["name"], utc_day(it["removed"]["date"]) if it["removed"] else ""]
+            for it in v["symbols"]]
+    head = f"{v['repo']}: {len(rows)} symbol(s) first released after {v['since']['name']} (or not released yet)"
+    return head + "\n" + table(["first release", "first commit", "kind", "symbol", "removed"], rows) if rows else \
+        head
+
+
+def api_diff(v: dict) -> str:
+    w = term_width() - 2
+    lines = [f"{v['repo']}: {v['base']['name']} -> {v['target']['name']}: {len(v['added'])} added, "
+             f"{len(v['removed'])} removed, {len(v['changed'])} changed signature"]
+    for name, n in v["unreadable"].items():
+        lines.append(f"  ({name}: {n} public file(s) unreadable in the clone; answers there may miss symbols)")
+    for title, key, mark in (("Added", "added", "+"), ("Removed", "removed", "-"), ("Changed", "changed", "~")):
+        if v[key]:
+            lines.append(f"\n{title}")
+        for ch in v[key]:
+            lines.append(_short(f"  {mark} {ch['kind']:<13} {ch['name']}  {ch['after'] or ch['before']}", w))
+            if key == "changed":
+                lines.append(_short(f"      was: {ch['before']}", w))
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from pathlib import Path
 from .errors import AtlasError, Location
 
 MARK = ".seeded-from"
-_KEEP = (".yaml", ".yml", ".ttl")
+_KEEP = (".yaml", ".yml", ".ttl", ".jsonl")  # .jsonl: the API histories (data/api/)
 
 
 def _files(source: Path) -> list[str]:

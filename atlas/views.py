@@ -12,11 +12,11 @@ documents).
 """
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, NotRequired, TypedDict
+from typing import Any, Iterator, NamedTuple, NotRequired, TypedDict
 
 from .model import (
-    QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Claim, Concept, Evidence, Flow, FlowStep,
-    Relation, Repository, Sighting, Text, utc_day,
+    QUESTION_IDS, RELATION_TYPES, SYMMETRIC, ApiSurface, ApiSymbol, Atlas, Claim, Concept, Evidence, Flow,
+    FlowStep, Relation, Release, Repository, Sighting, Text, named_by, utc_day,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -86,6 +86,8 @@ class HistoryItem(TypedDict):
     head: str
     cutoff: str
     url: str  # the commit upstream ("" when not found)
+    first_release: str  # the first release containing the commit that introduced it ("" = none)
+    needs_release: str  # first_release; "unreleased" when the repository has releases but none holds it; ""
 
 
 class FirstVisible(TypedDict):
@@ -96,6 +98,8 @@ class FirstVisible(TypedDict):
     method: str
     value: str
     url: str
+    first_release: str  # "" when the repository has no release containing it (or no releases)
+    needs_release: str  # first_release; "unreleased" when the repository has releases but none holds it; ""
 
 
 class RepoRef(TypedDict):
@@ -141,6 +145,7 @@ class Card(TypedDict):
     repositories: list[RepoRef]
     labels: dict[str, TextView]  # names of the concepts the card refers to (hardware, relations)
     undated: UndatedView | None  # why no sighting dates the concept (None when one does)
+    api: list["ApiItem"]  # the API symbols the concept names, with their history
     defined_at: str
     as_of: NotRequired[AsOf]
 
@@ -449,7 +454,17 @@ def history_item(atlas: Atlas, s: Sighting) -> HistoryItem:
     return {"repo": s.repo, "method": s.method, "value": s.value, "found": s.found, "sha": s.sha,
             "date": s.committer_date, "author_date": s.author_date, "introduced": s.introduced,
             "precision": s.precision, "head": s.head, "cutoff": s.cutoff,
-            "url": commit_url(atlas, s.repo, s.sha) if s.found else ""}
+            "url": commit_url(atlas, s.repo, s.sha) if s.found else "", "first_release": s.first_release,
+            "needs_release": needs_release(atlas, s)}
+
+
+def needs_release(atlas: Atlas, s: Sighting) -> str:
+    """The release a found sighting needs: its first release; "unreleased" when its repository has
+    releases and none contains the commit; "" when not found or the repository has no releases."""
+    if not s.found:
+        return ""
+    surface = atlas.surface_by_repo.get(s.repo)
+    return s.first_release or ("unreleased" if surface is not None and surface.releases else "")
 
 
 def history(atlas: Atlas, ident: str) -> list[HistoryItem]:
@@ -462,7 +477,8 @@ def first_visible(atlas: Atlas, ident: str) -> FirstVisible | None:
     if s is None:
         return None
     return {"date": s.committer_date, "repo": s.repo, "sha": s.sha, "precision": s.precision,
-            "method": s.method, "value": s.value, "url": commit_url(atlas, s.repo, s.sha)}
+            "method": s.method, "value": s.value, "url": commit_url(atlas, s.repo, s.sha),
+            "first_release": s.first_release, "needs_release": needs_release(atlas, s)}
 
 
 def concept_repositories(atlas: Atlas, c: Concept) -> list[str]:
@@ -515,6 +531,7 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> Card:
         "repositories": [repo_ref(atlas, rid) for rid in concept_repositories(atlas, c)],
         "labels": {ident: name_of(atlas, ident) for ident in sorted(set(refs))},
         "undated": undated(atlas, c),
+        "api": [api_item(atlas, sym) for sym in named_by(c, atlas.symbols_by_name)],
         "defined_at": str(c.loc) if c.loc else "",
     }
     if as_of:
@@ -637,6 +654,222 @@ def repo(atlas: Atlas, r: Repository) -> RepoView:
 
 
 # ---------------------------------------------------------------------------------------------
+# The public API: symbols, releases, diffs between releases
+# ---------------------------------------------------------------------------------------------
+
+
+class ApiEvent(TypedDict):
+    sha: str
+    date: str  # committer timestamp with its offset
+    event: str  # added | removed | changed
+    signature: str  # after the event ("" for a removal)
+    precision: str  # exact | on-or-before (a first appearance) | uncertain
+    url: str
+
+
+class ReleaseRef(TypedDict):
+    name: str
+    date: str
+    commit: str
+    url: str
+
+
+class ApiItem(TypedDict):
+    """A symbol as one line of a card, a list or the site's table."""
+    repo: str
+    kind: str
+    name: str
+    signature: str
+    first: ApiEvent | None  # None for a symbol only seen in releases
+    first_release: str  # "" = in no release at the cut-off
+    removed: ApiEvent | None
+    releases: str  # one character per release: "." absent, a letter per distinct signature
+    where: NotRequired[list[list]]  # [path, line] at the cut-off (the site's table)
+    concepts: NotRequired[list[str]]  # ids of the concepts that name it (the site's table)
+
+
+class WhereView(TypedDict):
+    path: str
+    line: int
+    url: str
+
+
+class ReleaseState(TypedDict):
+    name: str
+    state: str  # absent | first | present | changed | removed (read like caniuse's release columns)
+    signature: str
+
+
+class SymbolCard(TypedDict):
+    card: str  # "symbol"
+    repo: str
+    kind: str
+    name: str
+    signature: str  # at the cut-off (the last one seen when removed)
+    where: list[WhereView]  # at the cut-off head
+    first: ApiEvent | None
+    introduced: str  # the side-branch commit for a first appearance at a merge, else first's commit
+    introduced_date: str
+    note: str
+    first_release: ReleaseRef | None
+    removed: ApiEvent | None
+    changes: list[ApiEvent]  # every event after the first, oldest first
+    releases: list[ReleaseState]
+    concepts: list[dict[str, Any]]  # [{id, name}] of the concepts that name it
+    cutoff: str
+    cutoff_head: str
+
+
+class ApiChange(TypedDict):
+    kind: str
+    name: str
+    before: str
+    after: str
+
+
+class ApiDiff(TypedDict):
+    repo: str
+    base: ReleaseRef
+    target: ReleaseRef
+    added: list[ApiChange]
+    removed: list[ApiChange]
+    changed: list[ApiChange]
+    unreadable: dict[str, int]  # release -> public files the clone could not read there (answers there may miss)
+
+
+class ApiPage(TypedDict):
+    """One repository's public API as the site shows it: its summary and every symbol."""
+    summary: "ApiSummary"
+    base: str  # the repository's web address
+    items: list[ApiItem]
+
+
+class ApiSince(TypedDict):
+    repo: str
+    since: ReleaseRef
+    releases: list[ReleaseRef]  # the releases after it, in order
+    symbols: list[ApiItem]  # first released after it, then those in no release yet
+
+
+class ApiSummary(TypedDict):
+    repo: str
+    cutoff: str
+    cutoff_head: str
+    harvested_at: str
+    releases: list[ReleaseRef]
+    ignored_tags: list[list[str]]
+    symbols: int
+    kinds: dict[str, int]
+
+
+def tree_url(base: str, sha: str, path: str, line: int = 0) -> str:
+    return f"{base}/blob/{sha}/{path}" + (f"#L{line}" if line else "") if sha else ""
+
+
+def api_event(base: str, e: list[str]) -> ApiEvent:
+    return {"sha": e[0], "date": e[1], "event": e[2], "signature": e[3], "precision": e[4],
+            "url": f"{base}/commit/{e[0]}" if e[0] else ""}
+
+
+def release_ref(base: str, r: Release) -> ReleaseRef:
+    return {"name": r.name, "date": r.date, "commit": r.commit, "url": f"{base}/tree/{r.name}"}
+
+
+def api_item_of(base: str, sym: ApiSymbol) -> ApiItem:
+    return {"repo": sym.repo, "kind": sym.kind, "name": sym.name, "signature": sym.signature,
+            "first": api_event(base, sym.first) if sym.history else None, "first_release": sym.first_release,
+            "removed": api_event(base, sym.removed) if sym.removed else None, "releases": sym.releases}
+
+
+def api_item(atlas: Atlas, sym: ApiSymbol) -> ApiItem:
+    return api_item_of(repo_base(atlas, sym.repo), sym)
+
+
+def release_states(sym: ApiSymbol, releases: list[Release]) -> list[ReleaseState]:
+    """The release columns of a symbol: where it first shipped, then present (or changed), or removed."""
+    out: list[ReleaseState] = []
+    prev = "."
+    seen = False
+    for r, letter in zip(releases, sym.releases):
+        sig = ""
+        if letter == ".":
+            state = "removed" if prev != "." else "absent"
+        else:
+            i = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".find(letter)
+            sig = sym.release_signatures[i] if 0 <= i < len(sym.release_signatures) else ""
+            state = "first" if not seen else ("changed" if prev not in (".", letter) else "present")
+            seen = True
+        out.append({"name": r.name, "state": state, "signature": sig})
+        prev = letter
+    return out
+
+
+def symbol_card(base: str, surface: ApiSurface | None, sym: ApiSymbol, concepts: list[dict[str, Any]]) -> SymbolCard:
+    """Everything the atlas knows of one public symbol: where it is, when it first appeared on the
+    mainline and in which release, its removal and signature changes, its release columns, and the
+    concepts that name it. `base` is the repository's web address."""
+    releases = surface.releases if surface else []
+    head = surface.cutoff_head if surface else ""
+    first_rel = next((r for r in releases if r.name == sym.first_release), None)
+    return {
+        "card": "symbol", "repo": sym.repo, "kind": sym.kind, "name": sym.name, "signature": sym.signature,
+        "where": [{"path": p, "line": n, "url": tree_url(base, head, p, n)} for p, n in sym.where],
+        "first": api_event(base, sym.first) if sym.history else None,
+        "introduced": sym.introduced, "introduced_date": sym.introduced_date, "note": sym.note,
+        "first_release": release_ref(base, first_rel) if first_rel else None,
+        "removed": api_event(base, sym.removed) if sym.removed else None,
+        "changes": [api_event(base, e) for e in sym.history[1:]],
+        "releases": release_states(sym, releases), "concepts": concepts,
+        "cutoff": surface.cutoff if surface else "", "cutoff_head": head,
+    }
+
+
+def api_summary(base: str, surface: ApiSurface, symbols: list[ApiSymbol]) -> ApiSummary:
+    kinds: dict[str, int] = {}
+    for sym in symbols:
+        kinds[sym.kind] = kinds.get(sym.kind, 0) + 1
+    return {"repo": surface.repo, "cutoff": surface.cutoff, "cutoff_head": surface.cutoff_head,
+            "harvested_at": surface.harvested_at, "releases": [release_ref(base, r) for r in surface.releases],
+            "ignored_tags": [list(x) for x in surface.ignored_tags], "symbols": len(symbols), "kinds": kinds}
+
+
+def release_named(surface: ApiSurface, name: str) -> Release | None:
+    return next((r for r in surface.releases if r.name == name), None)
+
+
+def api_since(base: str, surface: ApiSurface, symbols: list[ApiSymbol], since: Release) -> ApiSince:
+    """The symbols whose first release comes after `since` in the release order, then those in no
+    release yet (that appeared on the mainline and wait for one)."""
+    order = {r.name: r.index for r in surface.releases}
+    later = [s for s in symbols if s.history and s.first_release and order.get(s.first_release, -1) > since.index]
+    later.sort(key=lambda s: (order[s.first_release], s.first[1], s.name))
+    waiting = sorted((s for s in symbols if s.history and not s.first_release), key=lambda s: (s.first[1], s.name))
+    return {"repo": surface.repo, "since": release_ref(base, since),
+            "releases": [release_ref(base, r) for r in surface.releases if r.index > since.index],
+            "symbols": [api_item_of(base, s) for s in later + waiting]}
+
+
+def api_diff(base: str, surface: ApiSurface, symbols: list[ApiSymbol], a: Release, b: Release) -> ApiDiff:
+    """What was added, removed or changed its signature between the public headers of two releases."""
+    out: ApiDiff = {"repo": surface.repo, "base": release_ref(base, a), "target": release_ref(base, b),
+                    "added": [], "removed": [], "changed": [],
+                    "unreadable": {r.name: r.missing for r in (a, b) if r.missing}}
+    for sym in sorted(symbols, key=lambda s: (s.name, s.kind)):
+        x, y = sym.releases[a.index:a.index + 1] or ".", sym.releases[b.index:b.index + 1] or "."
+        states = release_states(sym, surface.releases)
+        before = states[a.index]["signature"] if x != "." else ""
+        after = states[b.index]["signature"] if y != "." else ""
+        change: ApiChange = {"kind": sym.kind, "name": sym.name, "before": before, "after": after}
+        if x == "." and y != ".":
+            out["added"].append(change)
+        elif x != "." and y == ".":
+            out["removed"].append(change)
+        elif x != y and x != ".":
+            out["changed"].append(change)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Search documents
 # ---------------------------------------------------------------------------------------------
 
@@ -708,6 +941,7 @@ class AtlasViews(TypedDict):
     claims: list[ClaimView]  # by id
     flows: list[FlowView]  # by id
     repositories: list[RepoSummary]  # by id, case-insensitive
+    releases: dict[str, list[ReleaseRef]]  # repository -> its releases, in release order
 
 
 def everything(atlas: Atlas) -> AtlasViews:
@@ -720,6 +954,7 @@ def everything(atlas: Atlas) -> AtlasViews:
         "flows": [flow(atlas, f) for f in sorted(atlas.flows, key=lambda f: f.id)],
         "repositories": [repo_summary(atlas, r, harvested)
                          for r in sorted(atlas.repositories, key=lambda r: r.id.lower())],
+        "releases": {x.repo: [release_ref(repo_base(atlas, x.repo), r) for r in x.releases] for x in atlas.surfaces},
     }
 
 

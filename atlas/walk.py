@@ -1,7 +1,8 @@
 """The one walk of a data folder: which files the atlas reads. Validate, the compiled index and
 every command list their files here, so they cannot disagree.
 
-The walk takes regular `*.yaml` / `*.yml` files only, skips names that start with a dot, follows a
+The walk takes regular `*.yaml` / `*.yml` files only (and the generated API histories,
+`*.jsonl`), skips names that start with a dot, follows a
 symbolic link only when it stays inside the data folder, and visits every folder once (a link
 back to a parent is a loop, not an endless walk). Everything else that would be read or followed
 is reported as a `Problem` with the path it concerns: a dangling link, a link that leaves the
@@ -20,7 +21,7 @@ from typing import Callable, NamedTuple
 from .bounded import DATA_FILE
 from .errors import AtlasError, Location, Problem
 
-SUFFIXES = (".yaml", ".yml")
+SUFFIXES = (".yaml", ".yml", ".jsonl")
 MAX_ENTRIES = 20_000  # names looked at; the bundled atlas has a few hundred
 
 

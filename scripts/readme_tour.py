@@ -47,6 +47,13 @@ TOUR = [
      ["repo", "hicann/shmem"]),
     ("A flow as ordered steps with actors, concepts and pins:", ["flow", "minimal-shmem-link"]),
     ("The history axis:", ["timeline", "--repo", "kvcache-ai/Mooncake"]),
+    ("Every public API symbol of the harvested repositories (read from their public headers at every mainline "
+     "commit), with the commit and the release where it first appeared, its signature changes and its release "
+     "columns (★ first, ✓ present, Δ changed, ✗ removed):", ["api", "aclshmemx_udma_put_nbi"]),
+    ("What changed in HCCL's public headers between two releases - the release notes nobody writes:",
+     ["api", "--diff", "v8.5.0", "v9.0.0", "--repo", "hicann/hccl"]),
+    ("What appeared after a release (first released after it, then what no release holds yet):",
+     ["api", "--repo", "hicann/hixl", "--since", "v9.0.0"]),
 ]
 
 
@@ -55,7 +62,8 @@ CODE_TOUR = [
      " and the nearest pins.", ["where", "shmem_device_udma.hpp:490"]),
     ("Forward from a flow step to its code: the lines, who cites them, the function, its calls and its callers"
      " (piped, so plain; a terminal gets colours). The source lines themselves are printed from your clone;"
-     " this README folds them into one bracketed line, because the project copies no third-party code.", ["source", "tensor-to-wqe-lowering", "doorbell"]),
+     " this README folds them into one bracketed line, because the project copies no third-party code.",
+     ["source", "tensor-to-wqe-lowering", "doorbell"]),
     ("A line number alone, or a function name, is a query too:", ["query", "aclshmemi_udma_post_send"]),
 ]
 

@@ -238,7 +238,7 @@ def test_same_probe_for_two_concepts_and_timeline_format(env):
     assert list(rec) == sorted(rec)
     assert set(rec) == {"concept", "repo", "method", "value", "found", "sha", "committer_date",
                         "author_date", "mainline", "introduced", "introduced_date", "precision",
-                        "head", "cutoff", "harvested_at", "note"}
+                        "head", "cutoff", "harvested_at", "note", "first_release"}
     h = doc["repositories"][0]
     assert set(h) == {"repo", "branch", "head", "cutoff", "cutoff_head", "started_at", "harvested_at",
                       "commits", "shallow", "skipped_paths"}

@@ -108,7 +108,7 @@ def test_writes_explorer_flows_and_one_vis_script(tmp_path):
     assert names[0] == "index.html"  # the overview
     assert names[-2:] == ["explorer.html", "flow-udma-put.html"]
     assert {"timeline.html", "concepts/hccl.html"} <= set(names)
-    assert len(names) == 4 + 7  # overview, timeline, explorer, one flow, seven concepts
+    assert len(names) == 5 + 7  # overview, timeline, explorer, one flow, api/index.html, seven concepts
     assert sorted(p.name for p in out.iterdir()) == sorted({n.split("/")[0] for n in names} | {VIS_FILE, MANIFEST})
     assert (out / VIS_FILE).read_text("utf-8") == vis_js()
     for p in paths[-2:]:  # the graph pages: one shared copy, loaded by src, never inlined
@@ -319,7 +319,7 @@ def test_cli_map(tmp_path, mini, mini_atlas):
     out = tmp_path / "site"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01", "--data", str(mini)])
     assert res.exit_code == 0, res.output
-    pages = 3 + len(mini_atlas.concepts) + len(mini_atlas.flows)  # overview, timeline, explorer
+    pages = 4 + len(mini_atlas.concepts) + len(mini_atlas.flows)  # overview, timeline, explorer, api/index.html
     assert f"wrote {pages} pages" in res.output
     assert page_data((out / "explorer.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
     res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1", "--data", str(mini)])

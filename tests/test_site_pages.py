@@ -71,7 +71,7 @@ PAGES = [("index.html", "atlasOverview", "overview"), ("timeline.html", "atlasTi
 def test_bundled_pages_clean_accessible_and_narrow(tab, real_site, artifacts, name, hook, shot):
     page = open_page(tab, real_site / name, hook)
     # landmarks: the shared navigation and one main region
-    assert page.locator("nav.sitenav a").count() == 4 and page.locator("main").count() == 1
+    assert page.locator("nav.sitenav a").count() == 5 and page.locator("main").count() == 1
     assert page.evaluate("[...document.querySelectorAll('h1, h2, h3')].map(h => +h.tagName[1])")[0] == 1
     page.screenshot(path=str(artifacts / f"site-{shot}-1440.png"))
     assert axe_violations(page) == []

@@ -203,7 +203,7 @@ def test_offline_and_csp(site, name):
     hrefs = [a["href"] for t, a in tags if "href" in a]
     assert hrefs
     for href in hrefs:
-        assert re.match(r"^(https?://|#|\.\./|[a-z0-9-]+\.html|concepts/[a-z0-9-]+\.html)", href), href
+        assert re.match(r"^(https?://|#|\.\./|[a-z0-9-]+\.html|(concepts|api)/[a-z0-9-]+\.html)", href), href
 
 
 def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):

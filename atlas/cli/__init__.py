@@ -32,6 +32,7 @@ COMMANDS = {
     "serve": ("serve", "serve", "Serve the atlas to coding assistants (MCP)"),
     "where": ("source", "where", "The concepts, claims and flow steps that cite a source line"),
     "source": ("source", "source", "The source lines behind a pin, a concept or a flow step"),
+    "api": ("api", "api", "Public API symbols: first commit and release, diffs"),
 }
 
 

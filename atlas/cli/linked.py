@@ -26,8 +26,10 @@ def run_sparql(text, path, endpoint, results, data_dir, limits=None):
               help="PUT the atlas into this Graph Store Protocol endpoint (Oxigraph: http://HOST:PORT/store).")
 @click.option("--graph", default=None, metavar="IRI",
               help="With --to-endpoint: the named graph to replace (default: the default graph).")
+@click.option("--all-symbols", is_flag=True, default=False,
+              help="Every public API symbol of data/api/ (default: every release, and the symbols concepts name).")
 @data_option
-def export(fmt, output, to_endpoint, graph, data_dir):
+def export(fmt, output, to_endpoint, graph, data_dir, all_symbols):
     """Export the atlas as RDF (SKOS, PROV-O, DCTERMS, DOAP and data/ontology.ttl).
 
     Output is deterministic: the same data gives the same bytes. Every relation is written from
@@ -38,5 +40,6 @@ def export(fmt, output, to_endpoint, graph, data_dir):
       atlas export --format ttl -o atlas.ttl
       atlas export --format jsonld -o atlas.jsonld
       atlas export --to-endpoint http://127.0.0.1:7878/store
+      atlas export --all-symbols --format nt -o atlas-api.nt
     """
-    finish(commands.export(fmt, output, to_endpoint, graph, data_dir))
+    finish(commands.export(fmt, output, to_endpoint, graph, data_dir, all_symbols))

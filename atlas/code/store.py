@@ -68,3 +68,20 @@ def load_search(repo: str, commit: str, names: list[str], specs: list[str]) -> l
 def save_search(repo: str, commit: str, names: list[str], specs: list[str], found: list[tuple[str, str]]) -> None:
     """Cache the answer of a search that read every blob (a commit's content never changes)."""
     cache.write(_search_file(repo, commit, names, specs), found, sync=False)
+
+
+def _decls_file(blob: str, variant: str) -> Path:
+    return folder() / f"{blob}-decls-{variant}.marshal"
+
+
+def load_decls(blob: str, variant: str) -> list | None:
+    """The cached declarations of a header blob (`decls.declarations`) under the decorations `variant`,
+    or None."""
+    value = cache.read(_decls_file(blob, variant))
+    if isinstance(value, list) and all(isinstance(d, tuple) and len(d) == 5 for d in value):
+        return value
+    return None
+
+
+def save_decls(blob: str, variant: str, value: list) -> None:
+    cache.write(_decls_file(blob, variant), value, sync=False)

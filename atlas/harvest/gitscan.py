@@ -31,7 +31,7 @@ CONFIG = [
     "-c", "log.showRoot=true", "-c", "log.showSignature=false", "-c", "color.ui=never",
     "-c", "diff.relative=false", "-c", "core.fsmonitor=false", "-c", "log.diffMerges=first-parent",
 ]
-DIFF = ["-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
+DIFF = ["-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index",
         "--src-prefix=a/", "--dst-prefix=b/"]
 CHUNK = 1 << 20
 # git may not use any transport while it reads history (a partial clone would otherwise fetch
@@ -56,6 +56,8 @@ class Scan:
     # for methods that read contents: trees alone answer the others)
     earlier: dict[Key, list[str]] = field(default_factory=dict)
     unknown: list[Key] = field(default_factory=list)
+    # what the matchers of surface methods recorded (method name -> their `result()`)
+    results: dict[str, object] = field(default_factory=dict)
 
 
 Wants = dict  # method name -> (the method, the values to scan for)
@@ -74,6 +76,12 @@ class Repo:
 
     def argv(self, *args: str) -> list[str]:
         return ["git", "--git-dir", self.gitdir, "--no-replace-objects", *CONFIG, *args]
+
+    def env_all(self) -> dict[str, str]:
+        """The whole environment git runs with (for a process started without gitpython)."""
+        import os
+
+        return {**os.environ, **self.env}
 
     def popen(self, *args: str, stdin=None):
         try:
@@ -167,9 +175,13 @@ class Repo:
         blobs leave unknown or possibly earlier is marked."""
         order = {c.sha: i for i, c in enumerate(history.commits)}
         first_missing = _first_missing(history)
-        reading = any(m.reads_contents and values for m, values in wants.values())
-        contents = self._skipped_contents(history, skipped) if reading else {}
+        probes = {name: mv for name, mv in wants.items() if not getattr(mv[0], "surface", False)}
         for name, (m, values) in wants.items():
+            if name not in probes:  # a surface method takes every change from the listing
+                result.results[name] = m.from_history(history, values)
+        reading = any(m.reads_contents and values for m, values in probes.values())
+        contents = self._skipped_contents(history, skipped) if reading else {}
+        for name, (m, values) in probes.items():
             found = {v: c for (n, v), c in result.found.items() if n == name}
             m.settle(found, history, order, skipped, contents, values)
             result.found.update({(name, v): c for v, c in found.items()})
@@ -202,6 +214,14 @@ class Repo:
             got[head[0].decode()] = out[pos:pos + size]
             pos += size + 1
         return got
+
+    def present(self, shas: list[str]) -> set[str]:
+        """Those of `shas` the object store holds (one `git cat-file --batch-check`, no transport)."""
+        if not shas:
+            return set()
+        _, out, _ = self.run("cat-file", "--batch-check=%(objectname)", input="".join(f"{s}\n" for s in shas).encode(),
+                             check=False)
+        return {line for line in out.decode().split("\n") if line and " " not in line}
 
     def present_objects(self) -> set[str]:
         """Every object in the local object store (never asks a promisor remote)."""
@@ -462,6 +482,10 @@ class _Parser:
         if self.cur is not None:
             self._commit_done()
             self.cur = None
+        for name, m in self.matchers.items():
+            result = getattr(m, "result", None)
+            if result is not None:
+                self.result.results[name] = result()
 
     def _commit_done(self) -> bool:
         cur = self.cur

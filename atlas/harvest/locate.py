@@ -24,6 +24,7 @@ from ..model import REPO_RE, Record
 from ..text import PULL_REF_PATTERN, branch_problem
 
 _SHA = re.compile(rb"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+_PACKED_TAG = re.compile(rb"^([0-9a-f]{40}(?:[0-9a-f]{24})?) (refs/tags/[^\n]+)$", re.M)
 PULL_REF = re.compile(PULL_REF_PATTERN)
 
 
@@ -291,3 +292,31 @@ def resolve_branch(clone: Clone, branch: str) -> tuple[str, str]:
         raise AtlasError(f"{clone.repo}: HEAD is detached at {sha[:12]}, the tip of a "
                          "pull-request ref; refusing to harvest it", clone.location)
     return ref, sha
+
+
+def tags_key(clone: Clone) -> str:
+    """A key of the clone's tag refs (names and what they point to), read without git: a new, moved or
+    removed tag changes it."""
+    import hashlib
+
+    try:
+        raw = (clone.commondir / "packed-refs").read_bytes()
+    except OSError:
+        raw = b""
+    first, last = raw.find(b" refs/tags/"), raw.rfind(b" refs/tags/")  # packed-refs is sorted by name
+    if first >= 0:
+        raw = raw[raw.rfind(b"\n", 0, first) + 1:raw.find(b"\n", last) if raw.find(b"\n", last) >= 0 else len(raw)]
+    else:
+        raw = b""
+    refs = {n.decode("utf-8", "replace"): s.decode() for s, n in _PACKED_TAG.findall(raw)}
+    base = clone.commondir / "refs" / "tags"
+    if base.is_dir():
+        for dirpath, _dirs, files in os.walk(base):
+            for f in files:
+                p = Path(dirpath) / f
+                try:
+                    refs[p.relative_to(clone.commondir).as_posix()] = p.read_bytes().strip().decode("ascii", "replace")
+                except OSError:
+                    continue
+    text = "\n".join(f"{n} {s}" for n, s in sorted(refs.items()))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]

@@ -1,6 +1,6 @@
 """The no-op fast path of `atlas refresh`: a small stamp in the user's cache remembers the last run
-that found nothing to do - the data key (content hash of data/, timeline included), the arguments,
-and each repository's clone and branch head. When all of them are unchanged, the refresh answers
+that found nothing to do - the data key (content hash of data/, timeline and API histories included),
+the arguments, and each repository's clone, branch head and tags. When all of them are unchanged, the refresh answers
 from the stamp without rebuilding the atlas or starting git; any difference runs the full refresh.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _heads(root: Path, branches: dict[str, str]) -> dict | None:
             return None
         if not ref:
             return None
-        out[rid] = (str(clone.path), ref, head)
+        out[rid] = (str(clone.path), ref, head, locate.tags_key(clone))  # a new tag may be a new release
     return out
 
 

@@ -338,10 +338,12 @@ def flow_pages(v: AtlasViews, out: Path, links: SourceLinks | None = None) -> li
 
 
 def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False,
-               code: "SourceTables | None" = None) -> list[Path]:
+               code: "SourceTables | None" = None, api: list | None = None) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
-    timeline.html, concepts/<id>.html for every concept, explorer.html, then flow-<id>.html for
-    every flow (by id). Also writes the shared vis-network.min.js and the manifest atlas-map.json.
+    timeline.html, concepts/<id>.html for every concept, api/index.html and api/<owner>+<name>.html for
+    every `ApiPage` view in `api`, then explorer.html, flow-<id>.html for every flow (by id) and,
+    when `code` holds a code table, the source pages and the flows' code workspaces. Also writes the
+    shared vis-network.min.js and the manifest atlas-map.json.
 
     Every page shows the view layer's views of the atlas (`atlas.views.everything`). `as_of`
     (YYYY-MM-DD) is the initial value of the pages' date control: concepts first visible after it
@@ -371,6 +373,9 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
             links.workspaces = {fid: workspace_file(fid) for fid in spaces}
         links.absent = code.absent
     pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
+    from .apipage import api_pages
+
+    pages += api_pages(api or [], out, links.pages)
     pages += [explorer_page(v, out, as_of, links)] + flow_pages(v, out, links) + sources
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")

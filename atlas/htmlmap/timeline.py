@@ -53,12 +53,20 @@ class Event:
 
 
 @dataclass
+class ReleaseTick:
+    x: float
+    name: str
+    date: str  # its UTC day
+
+
+@dataclass
 class Lane:
     repo: str
     y0: float
     y1: float
     events: list[Event] = field(default_factory=list)
     name_w: int = 0  # px of the pinned label box: the name (13 px bold) and its margins
+    releases: list[ReleaseTick] = field(default_factory=list)  # the repository's releases on the scale
 
 
 @dataclass
@@ -224,7 +232,7 @@ def layout_timeline(v: AtlasViews, as_of: str) -> TimelineLayout:
             e.row = row
             e.y = y + LANE_PAD + row * ROW_H + ROW_H / 2
         y1 = y + 2 * LANE_PAD + max(2, len(ends)) * ROW_H  # two rows: name and count
-        lanes.append(Lane(repo, y, y1, events, _name_w(repo)))
+        lanes.append(Lane(repo, y, y1, events, _name_w(repo), _release_ticks(v, repo, scale, lo, hi)))
         y = y1
     label_ends = [e.x + MARK_GAP + label_width(e.label) + 10 for lane in lanes for e in lane.events]
     width_px = max([scale.end_x + RIGHT, *label_ends])
@@ -242,6 +250,16 @@ def layout_timeline(v: AtlasViews, as_of: str) -> TimelineLayout:
                           cutoff=cutoff, cutoff_x=scale.x(cutoff), as_of=as_of,
                           as_of_x=scale.x(as_of), others=others,
                           lane_w=max([lane.name_w + LABEL_X for lane in lanes] + [LABEL_X]))
+
+
+def _release_ticks(v: AtlasViews, repo: str, scale: Scale, lo: str, hi: str) -> list[ReleaseTick]:
+    """The releases of a lane's repository that fall on the scale (its first to its last day)."""
+    out = []
+    for r in v.get("releases", {}).get(repo, []):
+        day = utc_day(r["date"])
+        if lo <= day <= hi:
+            out.append(ReleaseTick(scale.x(day), r["name"], day))
+    return out
 
 
 def _name_w(repo: str) -> int:

@@ -8,17 +8,24 @@ maps the method's name, as the data write it (`term:`, `path:`), to it.
 
 A new method: add its name to `model.METHODS` (the data's vocabulary, read by the loader), write
 one module here and add its `METHOD` to `REGISTRY`. Nothing in `refresh` or `gitscan` names a method.
+
+A surface method (`surface = True`, the shape of `base.Surface`) is not fed a probe's values but
+what a repository declares (`api`: its public headers and releases): the same pass drives its
+matcher, and it keeps its own file per repository. `SURFACES` lists them.
 """
 from __future__ import annotations
 
-from . import path, term
-from .base import Method
+from typing import Any
 
-REGISTRY: dict[str, Method] = {m.name: m for m in (term.METHOD, path.METHOD)}
+from . import api, path, term
+from .base import Method, Surface
+
+REGISTRY: dict[str, Any] = {m.name: m for m in (term.METHOD, path.METHOD, api.METHOD)}
+SURFACES: list[Surface] = [m for m in REGISTRY.values() if getattr(m, "surface", False)]
 
 
 def method(name: str) -> Method:
     return REGISTRY[name]
 
 
-__all__ = ["REGISTRY", "Method", "method"]
+__all__ = ["REGISTRY", "SURFACES", "Method", "Surface", "method"]

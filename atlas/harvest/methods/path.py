@@ -47,6 +47,7 @@ class PathMatcher:
 class Path:
     name = "path"
     reads_contents = False
+    surface = False
 
     def normalize(self, value: str) -> tuple[str, str]:
         path = (value or "").strip().replace("\\", "/")

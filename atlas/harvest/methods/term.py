@@ -77,6 +77,7 @@ def _in_header(data: bytes, ls: int) -> bool:
 class Term:
     name = "term"
     reads_contents = True
+    surface = False
 
     def normalize(self, value: str) -> tuple[str, str]:
         if "\n" in value or "\r" in value:
