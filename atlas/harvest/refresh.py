@@ -17,7 +17,7 @@ from ..paths import repos_root as default_repos_root
 from ..text import day, not_a_day
 from . import locate
 from .lock import DataLock
-from .methods import REGISTRY
+from .methods import REGISTRY, SURFACES
 from .report import RefreshReport, RepoRow
 from .timeline import FILENAME, merge, read_state, sighting_key, write_state
 
@@ -43,7 +43,7 @@ def now_utc() -> str:
 
 def normalize_probe(p: Probe) -> tuple[str, str]:
     """(value to scan for, '' or why the probe cannot be harvested), by the probe's method."""
-    if p.method not in REGISTRY:
+    if p.method not in REGISTRY or REGISTRY[p.method].surface:
         return p.value, f"unknown probe method {p.method!r}"
     return REGISTRY[p.method].normalize(p.value)
 
@@ -85,17 +85,22 @@ class _Findings(Record):
     intro_doubt: dict = F(dict)  # (method, scan) -> blobs missing on the merged side that could hold
     # an earlier introduction (blob -> paths): `intro` is then an upper bound
     side_missing: dict = F(dict)  # blob -> paths, for the blobs missing on merged sides
+    results: dict = F(dict)  # surface method name -> what its matcher recorded
 
 
 def _hits(scan, wants) -> dict:
     return {(w.method, w.scan): scan.found[(w.method, w.scan)] for w in wants if (w.method, w.scan) in scan.found}
 
 
-def _wanted(wants) -> dict:
-    """What a scan looks for: method name -> (the method, the values), from the probes planned."""
+def _wanted(wants, runs=None) -> dict:
+    """What a scan looks for: method name -> (the method, the values), from the probes planned and the
+    runs of surface methods that read the history."""
     out: dict[str, tuple] = {}
     for w in wants:
         out.setdefault(w.method, (REGISTRY[w.method], []))[1].append(w.scan)
+    for name, run in (runs or {}).items():
+        if run.reads:
+            out[name] = (REGISTRY[name], run.values)
     return out
 
 
@@ -109,6 +114,7 @@ class Outcome(Record):
     harvest: RepoHarvest | None = None
     sightings: list = F(list)
     keys: list = F(list)
+    surfaces: dict = F(dict)  # surface method name -> the text of its file to write
 
 
 def _with_earlier_blobs(s: Sighting, blobs: list[str]) -> Sighting:
@@ -172,7 +178,8 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
     done: dict[str, Outcome] = {}
     waiting: list[_RepoJob] = []
     for rid in sorted(groups):
-        if not groups[rid]:
+        surfaces = [] if concept_ids else [m for m in SURFACES if m.declared(atlas.repo_by_id.get(rid))]
+        if not groups[rid] and not surfaces:
             done[rid] = _no_probes(atlas, rid, root)
             continue
         mine = {k: v for k, v in old_s_by.items() if k[0] == rid}
@@ -180,6 +187,7 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
                        clone, allow_shallow, old_h_by.get(rid), mine, RepoRow(rid, probes=len(groups[rid])))
         job.fetch_missing = fetch_missing
         job.clone_timeout = clone_timeout
+        job.surfaces, job.data_dir = surfaces, data_dir
         kept = job.quick()  # an unchanged repository is answered here, without git
         if kept is not None:
             done[rid] = kept
@@ -193,7 +201,24 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
     if new_h or new_s or drop:
         _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids, everything)
         report.written = True
+    if _write_surfaces(data_dir, done, atlas if everything is not None else None):
+        report.written = True
     return report
+
+
+def _write_surfaces(data_dir, done: dict[str, Outcome], atlas) -> bool:
+    """Store the files the surface methods made (under the lock, as the timeline); with `atlas` (a run
+    of every repository) remove those of repositories that declare none any more."""
+    wrote = False
+    for rid, out in sorted(done.items()):
+        for name, text in out.surfaces.items():
+            if text and out.row.status != "failed":
+                REGISTRY[name].write(data_dir, rid, text)
+                wrote = True
+    if atlas is not None:
+        for m in SURFACES:
+            wrote |= bool(m.prune(data_dir, {r.id for r in atlas.repositories if m.declared(r)}))
+    return wrote
 
 
 def _check_selection(atlas, repo_ids, concept_ids) -> None:
@@ -225,7 +250,7 @@ def _probe_groups(atlas, repo_ids, concept_ids) -> dict[str, list[tuple[str, Pro
     return groups
 
 
-def _no_probes(atlas, rid, root) -> tuple:
+def _no_probes(atlas, rid, root) -> Outcome:
     """The outcome of a repository without probes: a row that says why it is not harvested."""
     row = RepoRow(rid, probes=0)
     row.status = "no-probes"
@@ -351,6 +376,7 @@ def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, Outc
     finally:
         if q is not None:
             q.put(None)
+        if relay is not None:
             relay.join()
     return out
 
@@ -358,6 +384,8 @@ def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, Outc
 class _RepoJob:
     fetch_missing = False
     clone_timeout = None  # seconds for --clone; None: the clone module's default
+    surfaces: list = []  # the surface methods the repository declares (none when narrowed to concepts)
+    data_dir = None  # where their files are kept
 
     def __init__(self, repo, rid, probes, root, mapping, cutoff, day, clone, allow_shallow,
                  old, old_s_by, row):
@@ -392,9 +420,10 @@ class _RepoJob:
     def outcome(self) -> Outcome:
         """What the parent merges."""
         t0 = time.perf_counter()
+        self.texts: dict[str, str] = {}
         harvest, sightings = self.run()
         self.row.seconds = round(time.perf_counter() - t0, 3)
-        return Outcome(self.row, self.problems, harvest, sightings, list(self.keys()))
+        return Outcome(self.row, self.problems, harvest, sightings, list(self.keys()), dict(self.texts))
 
     def weight(self) -> int:
         """A cost estimate for scheduling: the bytes of the clone's packs (0 when unknown)."""
@@ -410,7 +439,7 @@ class _RepoJob:
         """The outcome when the repository is unchanged since the last harvest (no git), else
         None. Finding the clone and its branch head is pure Python."""
         t0 = time.perf_counter()
-        if self.bad or not self.wants:
+        if self.bad or not (self.wants or self.surfaces):
             return None
         try:
             self._locate()
@@ -449,7 +478,7 @@ class _RepoJob:
             self.row.errors += 1
             self.problem("bad-probe", f"{self.rid}: {p.method} {p.value!r} (concept {cid}): {why}",
                          p.loc)
-        if not self.wants:
+        if not self.wants and not self.surfaces:
             self.row.status = "failed"
             return None, []
         try:
@@ -470,12 +499,22 @@ class _RepoJob:
         g, line = self._mainline()
         self.row.head, self.row.commits = line.head, line.commits
         plan = self._plan(line)
-        self.row.status = "incremental" if plan.new_commits is not None else "scanned"
-        found = self._find(g, line, plan)
+        runs = {m.name: m.start(self.data_dir, self.repo, self.clone, self.cutoff) for m in self.surfaces}
+        for run in runs.values():
+            run.prepare(g, line, self.fetch_missing)
+        found = self._find(g, line, plan, runs)
+        self.row.status = "incremental" if (plan.new_commits is not None if self.wants else self._ranged) \
+            else "scanned"
         harvest = RepoHarvest(repo=self.rid, head=line.head, branch=line.ref, cutoff=self.cutoff,
                               cutoff_head=line.cutoff_head, harvested_at=now_utc(), commits=line.commits,
                               shallow=line.shallow, skipped_paths=sorted(found.skipped), started_at=started)
-        return self._sightings(g, line, plan, found, harvest)
+        for name, run in runs.items():
+            run.finish(g, line, found.results.get(name), not self._ranged, started, harvest.harvested_at)
+            self.texts[name] = run.text
+        harvest, sightings = self._sightings(g, line, plan, found, harvest)
+        for name, run in runs.items():
+            sightings = REGISTRY[name].annotate(sightings, run.annotator())
+        return harvest, sightings
 
     # -- the steps of a run ------------------------------------------------------------------
 
@@ -516,7 +555,7 @@ class _RepoJob:
         """The number of mainline commits after the previous cut-off head when that head is an
         ancestor of this one (an incremental run is possible), else None."""
         old = self.old
-        if not (old and old.cutoff_head and line.cutoff_head and old.branch == line.ref
+        if line.idx is None or not (old and old.cutoff_head and line.cutoff_head and old.branch == line.ref
                 and old.shallow == line.shallow
                 and not old.skipped_paths):  # an incomplete clone is read whole every time
             return None
@@ -525,17 +564,39 @@ class _RepoJob:
                 return j - line.idx
         return None
 
-    def _find(self, g, line: "_Mainline", plan: "_Plan") -> "_Findings":
-        """Scan the history for the planned probes; then, for hits at merges, the commit that
-        introduced each probe on the merged side."""
+    def _revs(self, line: "_Mainline", plan: "_Plan", runs: dict) -> tuple[list[str], int]:
+        """The one pass's revisions and its length: the whole mainline when a probe or a surface needs it
+        (or the readers would start from different commits), else the commits after where they all
+        stopped; ([], 0) when nothing needs reading."""
+        starts = {run.base for run in runs.values() if run.reads}
+        if plan.ranged and plan.new_commits:
+            starts.add(self.old.cutoff_head)
+        self._ranged = not plan.full and "" not in starts and len(starts) <= 1
+        if not line.cutoff_head:
+            return [], 0
+        if not self._ranged:
+            return [line.cutoff_head], line.commits
+        base = next(iter(starts), line.cutoff_head)
+        if base == line.cutoff_head:
+            return [], 0
+        start = len(line.walk) if line.idx is None else line.idx
+        count = next((j - start for j in range(start, len(line.walk)) if line.walk[j][1] == base), line.commits)
+        return [line.cutoff_head, "^" + base], count
+
+    _ranged = False
+
+    def _find(self, g, line: "_Mainline", plan: "_Plan", runs: dict | None = None) -> "_Findings":
+        """Scan the history for the planned probes and the surfaces that read it; then, for hits at
+        merges, the commit that introduced each probe on the merged side."""
         found = _Findings()
+        runs = runs or {}
         todo = plan.full + plan.ranged
-        if line.cutoff_head and (plan.full or (plan.ranged and plan.new_commits)):
-            revs = [line.cutoff_head] if plan.full else [line.cutoff_head, "^" + self.old.cutoff_head]
-            scan = self._scan(g, revs, todo, line.commits if plan.full else plan.new_commits)
+        revs, total = self._revs(line, plan, runs)
+        if revs and (todo or any(run.reads for run in runs.values())):
+            scan = self._scan(g, revs, todo, total, runs)
             self.row.read = scan.commits
             found = _Findings(hits=_hits(scan, todo), skipped=set(scan.skipped_paths), missing=scan.missing,
-                              earlier=scan.earlier, unknown=set(scan.unknown))
+                              earlier=scan.earlier, unknown=set(scan.unknown), results=scan.results)
         if found.missing:
             self._warn_missing(g, found.missing, self.clone)
         found.intro, found.intro_doubt, found.side_missing = self._introductions(g, found.hits)
@@ -553,6 +614,7 @@ class _RepoJob:
         any_found = False
         for key, w in self.wants.items():
             for cid, p in w.concepts:
+                s: Sighting | None
                 if key in plan.kept or key in found.hits:
                     s = self._found(cid, w, key, line, plan, found, now)
                     any_found = True
@@ -670,18 +732,18 @@ class _RepoJob:
             raise AtlasError(f"{self.rid}: HEAD does not name a commit", Location(self.rid))
         return sym or "HEAD", sha
 
-    def _scan(self, g, revs, wants, total):
+    def _scan(self, g, revs, wants, total, runs=None):
         report = None
         if self.progress:
             rid, cb = self.rid, self.progress
             cb(rid, 0, total)
             report = lambda n: cb(rid, min(n, total), total)  # noqa: E731
-        scan = g.scan(revs, _wanted(wants), progress=report)
+        scan = g.scan(revs, _wanted(wants, runs), progress=report)
         if self.progress:
             self.progress(self.rid, total, total)
         return scan
 
-    def _introductions(self, g, hits) -> tuple[dict, dict]:
+    def _introductions(self, g, hits) -> tuple[dict, dict, dict[str, list[str]]]:
         """For hits at a mainline merge M: the commit that introduced the probe on the merged side.
 
         The rule (docs/history.md): the first commit of `git rev-list --topo-order --reverse
@@ -792,6 +854,9 @@ class _RepoJob:
         # unless --fetch-missing lets it): only then is it read again, for the blobs that may come.
         if old is None or old.head != head or old.branch != ref or old.cutoff != self.cutoff \
                 or old.shallow != shallow or (old.skipped_paths and self.fetch_missing):
+            return False
+        if not all(m.current(self.data_dir, self.repo, self.clone, ref, head, self.cutoff, self.fetch_missing)
+                   for m in self.surfaces):
             return False
         return all(self._previous(w) is not None for w in self.wants.values())
 
