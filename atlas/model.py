@@ -59,6 +59,14 @@ PIN_RE = re.compile(
     r"@(?P<sha>[^:]+):(?P<path>[^#]+)#L(?P<start>\d+)(?:-L(?P<end>\d+))?$"
 )
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# A second-hand citation of the seed: one of its pages, at the atlas's own reserved host
+SEED_URL_RE = re.compile(r"^https://ascend-atlas\.invalid/seed#page-([1-9][0-9]?)$")
+
+
+def seed_page_of(url: str) -> int | None:
+    """The seed page a URL cites (`https://ascend-atlas.invalid/seed#page-N`), or None."""
+    m = SEED_URL_RE.match(url or "")
+    return int(m.group(1)) if m else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -257,6 +265,7 @@ class FlowStep(Record):
     concepts: list[str] = F(list)
     source: Evidence | None = None
     note: Text = F(Text)
+    title: Text = F(Text)  # one line, at most about 60 characters; the label is the detail
     loc: Location | None = None
 
 
@@ -316,6 +325,17 @@ class Repository(Record):
     loc: Location | None = None
 
 
+class SeedPage(Record):
+    """One of the seed's ten analysis pages, summarised in our own words (data/seed.yaml)."""
+
+    id: str  # page-N
+    number: int
+    title: Text
+    summary: Text = F(Text)
+    flows: list[str] = F(list)  # flows that follow the page's execution path
+    loc: Location | None = None
+
+
 class Sighting(Record):
     """One harvest result: when a probe first became visible on a repository's mainline."""
 
@@ -372,6 +392,7 @@ class Atlas(Record):
     repositories: list[Repository] = F(list)
     sightings: list[Sighting] = F(list)
     harvests: list[RepoHarvest] = F(list)
+    seed_pages: list[SeedPage] = F(list)
     cutoff: str = DEFAULT_CUTOFF
 
     def __post_init__(self) -> None:
@@ -447,7 +468,7 @@ class Atlas(Record):
 
 _LISTS = {
     "questions": Question, "concepts": Concept, "claims": Claim, "flows": Flow,
-    "repositories": Repository, "sightings": Sighting, "harvests": RepoHarvest,
+    "repositories": Repository, "sightings": Sighting, "harvests": RepoHarvest, "seed_pages": SeedPage,
 }
 
 # field name -> record class, for nested reconstruction
@@ -461,6 +482,7 @@ _NESTED = {
     (Question, "names"): Text, (Question, "explanation"): Text,
     (Claim, "statement"): Text, (Claim, "evidence"): [Evidence], (Claim, "note"): Text,
     (FlowStep, "label"): Text, (FlowStep, "source"): Evidence, (FlowStep, "note"): Text,
+    (FlowStep, "title"): Text, (SeedPage, "title"): Text, (SeedPage, "summary"): Text,
     (Flow, "title"): Text, (Flow, "summary"): Text, (Flow, "steps"): [FlowStep],
     (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence],
     (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],

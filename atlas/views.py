@@ -16,7 +16,7 @@ from typing import NotRequired, TypedDict
 
 from .model import (
     QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Claim, Concept, Evidence, Flow, FlowStep,
-    Relation, Repository, Sighting, Text, utc_day,
+    Relation, Repository, SeedPage, Sighting, Text, seed_page_of, utc_day,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -43,6 +43,7 @@ class EvidenceView(TypedDict):
     supports: TextView
     url: str  # where a browser reads it: the pinned commit and lines upstream, or the URL ("" if none)
     pin: NotRequired[PinView]
+    seed_page: NotRequired[int]  # a citation of the seed's page N (no public address: url is "")
     symbol: NotRequired[str]
     defined_at: NotRequired[str]  # "file:line:col" of the evidence in data/
 
@@ -165,12 +166,17 @@ EdgeView = TypedDict("EdgeView", {"from": str, "to": str, "type": str, "label": 
 
 class StepView(TypedDict):
     id: str
+    title: TextView  # one line; the label when the data gives no title
     label: TextView
     actor: str
     concepts: list[str]
     note: TextView
     source: EvidenceView | None
     after: list[AfterView]
+
+
+OptionView = TypedDict("OptionView", {"to": str, "label": str})
+ChoiceView = TypedDict("ChoiceView", {"from": str, "options": list[OptionView]})
 
 
 class FlowView(TypedDict):
@@ -180,6 +186,7 @@ class FlowView(TypedDict):
     evidence: list[EvidenceView]
     steps: list[StepView]  # in topological order
     edges: list[EdgeView]
+    choices: list[ChoiceView]  # steps whose labelled control edges are alternatives (one is taken)
     labels: dict[str, TextView]  # names of the concepts the steps name
 
 
@@ -242,6 +249,7 @@ class RepoView(TypedDict):
     harvest: HarvestView | None
     probes: list[ProbeView]
     concepts: list[str]  # concepts with a probe in this repository
+    first_seen: list[str]  # concepts first visible in this repository, oldest first
     defined_at: str
 
 
@@ -305,8 +313,11 @@ def evidence_url(atlas: Atlas, ev: Evidence) -> str:
 
 
 def evidence(atlas: Atlas, ev: Evidence) -> EvidenceView:
+    page = seed_page_of(ev.url) if ev.pin is None else None
     out: EvidenceView = {"source": ev.source, "confidence": ev.confidence, "supports": text(ev.supports),
-                         "url": evidence_url(atlas, ev)}
+                         "url": "" if page else evidence_url(atlas, ev)}
+    if page:
+        out["seed_page"] = page
     if ev.pin:
         out["pin"] = {"repo": ev.pin.repo, "sha": ev.pin.sha, "path": ev.pin.path,
                       "start": ev.pin.start, "end": ev.pin.end}
@@ -475,9 +486,24 @@ def claim(atlas: Atlas, cl: Claim) -> ClaimView:
 
 
 def step(atlas: Atlas, f: Flow, s: FlowStep) -> StepView:
-    return {"id": s.id, "label": text(s.label), "actor": s.actor, "concepts": list(s.concepts),
+    title = s.title if (s.title.en or s.title.zh) else s.label
+    return {"id": s.id, "title": text(title), "label": text(s.label), "actor": s.actor, "concepts": list(s.concepts),
             "note": text(s.note), "source": evidence(atlas, s.source) if s.source else None,
             "after": [{"from": e.source, "type": e.type, "label": e.label} for e in f.edges if e.target == s.id]}
+
+
+def choices(f: Flow) -> list[ChoiceView]:
+    """The branches of a flow that are alternatives: a step with two or more labelled `control` edges
+    out of it. Each label is the condition of its branch (a build option, a scheduling decision, an
+    alternative design), and one branch is taken; an unlabelled control edge starts work that runs
+    alongside. In step order."""
+    out: list[ChoiceView] = []
+    for s in f.steps:
+        options: list[OptionView] = [{"to": e.target, "label": e.label} for e in f.edges
+                                     if e.source == s.id and e.type == "control" and e.label]
+        if len(options) >= 2:
+            out.append({"from": s.id, "options": options})
+    return out
 
 
 def flow(atlas: Atlas, f: Flow) -> FlowView:
@@ -487,7 +513,7 @@ def flow(atlas: Atlas, f: Flow) -> FlowView:
     return {"id": f.id, "title": text(f.title), "summary": text(f.summary),
             "evidence": evidence_list(atlas, f.evidence), "steps": steps,
             "edges": [{"from": e.source, "to": e.target, "type": e.type, "label": e.label} for e in f.edges],
-            "labels": {cid: name_of(atlas, cid) for cid in named}}
+            "choices": choices(f), "labels": {cid: name_of(atlas, cid) for cid in named}}
 
 
 def flow_summary(f: Flow) -> FlowSummary:
@@ -516,8 +542,16 @@ def repo(atlas: Atlas, r: Repository) -> RepoView:
         "probes": [{"concept": s.concept, "method": s.method, "value": s.value, "found": s.found,
                     "sha": s.sha, "date": s.committer_date, "precision": s.precision} for s in seen],
         "concepts": sorted(c.id for c in atlas.concepts if any(p.repo == r.id for p in c.probes)),
+        "first_seen": first_seen_in(atlas, r.id),
         "defined_at": str(r.loc) if r.loc else "",
     }
+
+
+def first_seen_in(atlas: Atlas, rid: str) -> list[str]:
+    """The concepts whose first visible commit is in repository `rid`, oldest first."""
+    firsts = [(s.committer_date, c.id) for c in atlas.concepts
+              if (s := atlas.first_visible(c.id)) is not None and s.repo == rid]
+    return [cid for _d, cid in sorted(firsts)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,6 +619,19 @@ def search_documents(atlas: Atlas) -> list[SearchDocument]:
 # ---------------------------------------------------------------------------------------------
 
 
+class SeedPageView(TypedDict):
+    id: str  # page-N, the anchor citations of the page point at
+    number: int
+    title: TextView
+    summary: TextView
+    flows: list[str]
+
+
+def seed_page(p: SeedPage) -> SeedPageView:
+    return {"id": p.id, "number": p.number, "title": text(p.title), "summary": text(p.summary),
+            "flows": list(p.flows)}
+
+
 class AtlasViews(TypedDict):
     cutoff: str
     questions: list[QuestionView]
@@ -592,18 +639,22 @@ class AtlasViews(TypedDict):
     claims: list[ClaimView]  # by id
     flows: list[FlowView]  # by id
     repositories: list[RepoSummary]  # by id, case-insensitive
+    repos: list[RepoView]  # the same repositories in full, same order
+    seed: list[SeedPageView]  # by page number
 
 
 def everything(atlas: Atlas) -> AtlasViews:
     """Every view of the atlas at once, for a face that shows it all (the site)."""
     harvested = {h.repo for h in atlas.harvests}
+    ordered = sorted(atlas.repositories, key=lambda r: r.id.lower())
     return {
         "cutoff": atlas.cutoff, "questions": questions(atlas),
         "cards": [card(atlas, c) for c in sorted(atlas.concepts, key=lambda c: c.id)],
         "claims": [claim(atlas, cl) for cl in sorted(atlas.claims, key=lambda cl: cl.id)],
         "flows": [flow(atlas, f) for f in sorted(atlas.flows, key=lambda f: f.id)],
-        "repositories": [repo_summary(atlas, r, harvested)
-                         for r in sorted(atlas.repositories, key=lambda r: r.id.lower())],
+        "repositories": [repo_summary(atlas, r, harvested) for r in ordered],
+        "repos": [repo(atlas, r) for r in ordered],
+        "seed": [seed_page(p) for p in sorted(atlas.seed_pages, key=lambda p: p.number)],
     }
 
 
