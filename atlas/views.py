@@ -661,3 +661,70 @@ def everything(atlas: Atlas) -> AtlasViews:
 def answered(answers_: dict[str, TextView]) -> list[str]:
     """The question ids of a card's answers, in the questions' order."""
     return [q for q in QUESTION_IDS if q in answers_]
+
+
+# ---------------------------------------------------------------------------------------------
+# Names of the atlas's fixed vocabulary, in both languages (what a face shows for a kind, a
+# lifecycle, a status, a precision ...; the data keeps the ids)
+# ---------------------------------------------------------------------------------------------
+
+def _t(en: str, zh: str) -> TextView:
+    return {"en": en, "zh": zh}
+
+
+LABELS: dict[str, dict[str, TextView]] = {
+    "kind": {
+        "library": _t("library", "库"), "api": _t("API", "接口"), "protocol": _t("protocol", "协议"),
+        "hardware": _t("hardware", "硬件"), "link": _t("link", "链路"), "engine": _t("engine", "引擎"),
+        "data-path-attribute": _t("data-path attribute", "数据路径属性"),
+        "build-flag": _t("build flag", "编译开关"), "memory-model": _t("memory model", "内存模型"),
+        "technique": _t("technique", "技术"), "system": _t("system", "系统"), "paper": _t("paper", "论文"),
+        "source-artifact": _t("source artifact", "源码制品"), "concept": _t("concept", "概念"),
+    },
+    "lifecycle": {
+        "active": _t("active", "活跃"), "migrated": _t("migrated", "已迁移"),
+        "pending-deprecation": _t("pending deprecation", "待废弃"), "deprecated": _t("deprecated", "已废弃"),
+    },
+    "precision": {
+        "exact": _t("exact", "确切"), "on-or-before": _t("on or before", "不晚于"), "unknown": _t("unknown", "未知"),
+    },
+    "confidence": {
+        "read-in-source": _t("read in source", "读过源码"), "second-hand": _t("second-hand", "转述"),
+        "derived": _t("derived", "推导"), "unverified": _t("unverified", "未核实"),
+    },
+    "claim": {
+        "confirmed": _t("confirmed", "已证实"), "refuted": _t("refuted", "已否定"),
+        "hypothesis": _t("hypothesis", "假设"), "placeholder": _t("placeholder", "占位"), "open": _t("open", "待定"),
+    },
+    "repo": {
+        "active": _t("active", "活跃"), "mirror": _t("mirror", "镜像"), "archived": _t("archived", "已归档"),
+        "migrated": _t("migrated", "已迁移"), "unavailable": _t("unavailable", "不可用"),
+    },
+    "edge": {
+        "data": _t("data", "数据"), "sync": _t("sync", "同步"), "control": _t("control", "控制"),
+        "order": _t("order", "顺序"),
+    },
+    "method": {"term": _t("term", "词"), "path": _t("path", "路径")},
+    "question": {  # the six questions in a word, for column heads
+        "organize": _t("organise", "组织"), "address": _t("addresses", "地址"), "submit": _t("submit", "提交"),
+        "move": _t("move", "搬运"), "link": _t("link", "链路"), "peer": _t("peer", "对端"),
+    },
+    "relation": {
+        "uses": _t("uses", "使用"), "used-by": _t("used by", "被使用于"),
+        "built-on": _t("built on", "构建于"), "underlies": _t("underlies", "支撑"),
+        "submits-to": _t("submits to", "提交给"), "receives-work-from": _t("receives work from", "接收任务自"),
+        "moves-over": _t("moves over", "经由"), "carries": _t("carries", "承载"),
+        "runs-on": _t("runs on", "运行于"), "hosts": _t("hosts", "承载运行"),
+        "part-of": _t("part of", "属于"), "has-part": _t("has part", "包含"),
+        "configures": _t("configures", "配置"), "configured-by": _t("configured by", "由其配置"),
+        "implements": _t("implements", "实现"), "implemented-by": _t("implemented by", "由其实现"),
+        "replaces": _t("replaces", "取代"), "replaced-by": _t("replaced by", "被取代于"),
+        "alternative-to": _t("alternative to", "可替代"), "analogous-to": _t("analogous to", "类似于"),
+        "disambiguates": _t("disambiguates", "辨析"),
+    },
+}
+
+
+def label(vocabulary: str, value: str) -> TextView:
+    """The name of a vocabulary value in both languages (the value itself when it has none)."""
+    return LABELS.get(vocabulary, {}).get(value) or {"en": value, "zh": value}
