@@ -15,7 +15,7 @@ var AtlasUI = (function () {
     for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
     return parent;
   }
-  var LOCAL = /^((index\.html|explorer\.html|timeline\.html|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
+  var LOCAL = /^((((index|table|map|explorer|timeline|flows|repos|seed)\.html)|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
   function safeHref(href) {
     href = String(href || "");
     if (/^https?:\/\/[^\s]+$/i.test(href)) return href;
@@ -34,22 +34,39 @@ var AtlasUI = (function () {
     }
     return a;
   }
-  /* Both languages of a {en, zh} text, each in its own element; nothing when both are empty. */
+  /* The Markdown the data uses: inline code spans (`x`) as <code>, the rest as text; an unpaired
+     backtick stays. atlas/htmlmap/common.py `md` does the same on the server. */
+  function md(text, parent) {
+    var re = /`([^`\n]+)`/g, at = 0, m, s = String(text);
+    while ((m = re.exec(s)) !== null) {
+      if (m.index > at) parent.appendChild(document.createTextNode(s.slice(at, m.index)));
+      parent.appendChild(el("code", null, m[1]));
+      at = m.index + m[0].length;
+    }
+    if (at < s.length) parent.appendChild(document.createTextNode(s.slice(at)));
+    return parent;
+  }
+  /* Both languages of a {en, zh} text, each in its own element (.en / .zh, with lang), code spans
+     rendered; one the data holds in one language only is `mono` (shown whatever is chosen);
+     nothing when both are empty. */
   function bi(t, tag, cls) {
     if (!t || (!t.en && !t.zh)) return null;
-    var box = el(tag || "div", cls);
-    if (t.en) box.appendChild(el("span", "en", t.en));
-    if (t.en && t.zh) box.appendChild(document.createTextNode(" "));
-    if (t.zh) {
-      var z = el("span", "zh", t.zh);
-      z.lang = "zh";
-      box.appendChild(z);
-    }
+    var box = el(tag || "div", cls), mono = !(t.en && t.zh);
+    ["en", "zh"].forEach(function (lang) {
+      if (!t[lang]) return;
+      var s = el("span", lang + (mono ? " mono" : ""));
+      s.lang = lang;
+      box.appendChild(md(t[lang], s));
+    });
     return box;
   }
+  /* A string of ours in both languages. */
+  function tr(en, zh, tag, cls) { return bi({ en: en, zh: zh }, tag || "span", cls); }
   function section(title, level) {
     var s = el("section", "sec");
-    s.appendChild(el(level || "h3", null, title));
+    var h = el(level || "h3");
+    if (typeof title === "string") h.textContent = title; else h.appendChild(tr(title[0], title[1]));
+    s.appendChild(h);
     return s;
   }
   function normalize(q) {
@@ -67,13 +84,17 @@ var AtlasUI = (function () {
     });
     return out;
   }
-  function evidenceList(list) {
+  function evidenceList(list, vocab) {
     var ul = el("ul", "evidence");
     (list || []).forEach(function (ev) {
       var li = el("li");
-      add(li, link(ev.url, ev.source || ev.url, "pin"));
+      if (ev.seed_page) add(li, link("seed.html#page-" + ev.seed_page, "seed #page-" + ev.seed_page, "pin seed"));
+      else add(li, link(ev.url, ev.source || ev.url, "pin"));
       if (ev.symbol) add(li, el("code", "symbol", ev.symbol));
-      if (ev.confidence) add(li, el("span", "tag", ev.confidence));
+      if (ev.confidence) {
+        var c = vocab && vocab.confidence[ev.confidence];
+        add(li, c ? tr(c.en, c.zh, "span", "tag") : el("span", "tag", ev.confidence));
+      }
       add(li, bi(ev.supports, "div", "supports"));
       ul.appendChild(li);
     });
@@ -288,7 +309,7 @@ var AtlasUI = (function () {
       return lines.join("\n");
     }).join("\n");
   }
-  return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi,
+  return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi, tr: tr, md: md,
            section: section, normalize: normalize, hashParams: hashParams,
            evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
            crossings: crossings, overlaps: overlaps, outside: outside, chain: chain };
