@@ -170,7 +170,8 @@
                hover: { background: "#edf2f7", border: "#1a202c" } };
   function visibleIds() {
     return Object.keys(state.shown).filter(function (id) {
-      return byId[id] && (!state.hidden[id] || id === state.selected) && (state.pinned[id] || passes(byId[id]));
+      var onPath = state.path && state.path.ids.indexOf(id) >= 0;
+      return byId[id] && (!state.hidden[id] || id === state.selected || onPath) && (state.pinned[id] || onPath || passes(byId[id]));
     }).sort();
   }
   /* The relations drawn: those of the expanded concepts (the ones whose neighbours were asked
@@ -547,10 +548,11 @@
     history.pushState(snapshot(), "", hashFor(state.selected));
   }
   function render() {
-    draw(true);
-    if (state.selected) renderCard(state.selected); else renderAbout();
+    /* the trail and the lists first: they change the header's height, which the layout measures */
     renderTrail();
     renderNeighbourhood();
+    draw(true);
+    if (state.selected) renderCard(state.selected); else renderAbout();
   }
   /* the current entry changed without a new step (hide, pin, a filter): replaced */
   function amend() { history.replaceState(snapshot(), "", hashFor(state.selected)); }
