@@ -183,7 +183,7 @@ def repo_page(r: RepoView, look: Lookups) -> str:
     names = {cid: short_names(look.cards[cid]) if cid in look.cards else {"en": cid, "zh": ""}
              for cid in {*r["first_seen"], *r["concepts"]}}
     first = {cid: look.cards[cid]["first_visible"] for cid in r["first_seen"] if cid in look.cards}
-    return page("repo.html", r["id"], root, "repo", look, r=r, names=names, first=first,
+    return page("repo.html", r["id"], root, "repo", look, r=r, names=names, first=first, known=look.known,
                 migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u])
 
 

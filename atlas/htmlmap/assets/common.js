@@ -25,8 +25,9 @@ var AtlasUI = (function () {
   /* A link when the href is safe, plain text otherwise. */
   function link(href, text, cls) {
     var h = safeHref(href);
-    if (!h) return el("span", cls, text);
-    var a = el("a", cls, text);
+    var a = el(h ? "a" : "span", cls, text);
+    if (/\bpin\b/.test(cls || "")) a.setAttribute("translate", "no");  /* a pin, a sha: an identifier */
+    if (!h) return a;
     a.href = h;
     if (/^https?:/i.test(h)) {
       a.target = "_blank";
@@ -88,8 +89,10 @@ var AtlasUI = (function () {
     var ul = el("ul", "evidence");
     (list || []).forEach(function (ev) {
       var li = el("li");
-      if (ev.seed_page) add(li, link("seed.html#page-" + ev.seed_page, "seed #page-" + ev.seed_page, "pin seed"));
-      else add(li, link(ev.url, ev.source || ev.url, "pin"));
+      var pin = ev.seed_page ? link("seed.html#page-" + ev.seed_page, "seed #page-" + ev.seed_page, "pin seed")
+                             : link(ev.url, ev.source || ev.url, "pin");
+      pin.setAttribute("translate", "no");
+      add(li, pin);
       if (ev.symbol) add(li, el("code", "symbol", ev.symbol));
       if (ev.confidence) {
         var c = vocab && vocab.confidence[ev.confidence];
