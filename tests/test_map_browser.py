@@ -499,7 +499,8 @@ def test_expand_keeps_the_origin_in_view(browser, real_site, artifacts):
                 page.evaluate("id => atlasMap.open(id)", origin)
                 page.evaluate("id => atlasMap.select(id)", nb)
                 r = page.evaluate("""([o, n]) => ({o: atlasMap.inView(o), n: atlasMap.inView(n),
-                    px: atlasMap.labelPx(), lab: atlasMap.edgeLabels().length ? atlasMap.edgeFontPx() : 99})""", [origin, nb])
+                    px: atlasMap.labelPx(),
+                    lab: atlasMap.edgeLabels().length ? atlasMap.edgeFontPx() : 99})""", [origin, nb])
                 if not (r["o"] and r["n"] and r["px"] >= MIN_LABEL_PX - 1e-6 and r["lab"] >= MIN_LABEL_PX - 1e-6):
                     bad[f"{origin}->{nb}"] = r
         assert bad == {}

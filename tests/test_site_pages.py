@@ -205,7 +205,8 @@ def test_overview_first_screen_holds_25_concepts_and_opens_sentences(browser, re
         seen = page.evaluate("""[...document.querySelectorAll('#grid tr.row')].filter(tr => {
             const r = tr.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }).length""")
         assert seen >= 25
-        heights = page.evaluate("[...document.querySelectorAll('#grid tr.row')].slice(0, 40).map(tr => tr.getBoundingClientRect().height)")
+        heights = page.evaluate("[...document.querySelectorAll('#grid tr.row')].slice(0, 40)"
+                                ".map(tr => tr.getBoundingClientRect().height)")
         assert sorted(heights)[len(heights) // 2] <= 28
         # HCCL is on the first screen, and its organise cell opens the sentence on focus
         hccl = page.evaluate("document.getElementById('c-hccl').getBoundingClientRect().bottom")
@@ -340,7 +341,8 @@ def test_flow_reads_in_three_screens_selects_and_goes_back(browser, real_site, a
         page = t.open((real_site / "flow-full-mesh-dispatch-path.html").as_uri(), "atlasFlow")
         assert len(page.evaluate("atlasFlow.steps()")) == 21
         assert page.evaluate("document.documentElement.scrollHeight") <= 3 * 900
-        assert page.evaluate("[...document.querySelectorAll('a.step-link')].every(a => a.getBoundingClientRect().height <= 44)")
+        assert page.evaluate("[...document.querySelectorAll('a.step-link')]"
+                             ".every(a => a.getBoundingClientRect().height <= 44)")
         page.click("#step-stage-pack a.step-link")
         assert page.evaluate("atlasFlow.selected()") == "stage-pack"
         assert "480 B payload" in page.inner_text("#card")
@@ -352,7 +354,8 @@ def test_flow_reads_in_three_screens_selects_and_goes_back(browser, real_site, a
         # alternatives side by side, labelled
         page.goto((real_site / "flow-mooncake-ascend-paths.html").as_uri())
         until(page, "!!(window.atlasFlow && atlasFlow.ready)")
-        tops = page.evaluate("[...document.querySelectorAll('.choice .branch')].map(b => Math.round(b.getBoundingClientRect().top))")
+        tops = page.evaluate("[...document.querySelectorAll('.choice .branch')]"
+                             ".map(b => Math.round(b.getBoundingClientRect().top))")
         assert len(tops) == 3 and len(set(tops)) == 1  # one row
         assert "one is taken" in page.inner_text(".choice .choice-head")
         page.set_viewport_size(PHONE)
