@@ -117,10 +117,12 @@ def read(file: Path):
         return None
 
 
-def write(file: Path, value) -> bool:
-    """Cache `value` in `file` (atomically); False when the cache cannot be written."""
+def write(file: Path, value, sync: bool = True) -> bool:
+    """Cache `value` in `file` (atomically); False when the cache cannot be written. `sync=False`
+    skips the fsync, for many small entries that are cheap to recompute (a parse per blob): after a
+    crash such an entry may read as damaged, which is a miss."""
     try:
-        atomic_write(file, marshal.dumps(value))
+        atomic_write(file, marshal.dumps(value), sync=sync)
         return True
     except (OSError, ValueError):
         return False  # a read-only cache, or a value marshal cannot hold: only costs speed
@@ -134,24 +136,25 @@ class WriteError(OSError):
         return f"cannot write {self.filename}: {self.strerror} (the file was not changed)"
 
 
-def atomic_write(target, data: bytes | str, encoding: str = "utf-8") -> None:
+def atomic_write(target, data: bytes | str, encoding: str = "utf-8", sync: bool = True) -> None:
     """Replace `target` by `data` all at once: readers see the old file or the new one, never a
-    part. The bytes go to a temporary file in the same folder, are flushed and fsync'ed, and the
-    file is renamed over the target. A replaced file keeps its permission bits; a new one gets the
-    usual ones (0666 less the umask). The temporary file is removed whatever goes wrong, and an
-    OSError comes out as `WriteError` naming `target` (not the temporary file)."""
+    part. The bytes go to a temporary file in the same folder, are flushed and fsync'ed (unless
+    `sync=False`), and the file is renamed over the target. A replaced file keeps its permission
+    bits; a new one gets the usual ones (0666 less the umask). The temporary file is removed
+    whatever goes wrong, and an OSError comes out as `WriteError` naming `target` (not the
+    temporary file)."""
     target = Path(target)
     if isinstance(data, str):
         data = data.encode(encoding)
     try:
-        _write_then_rename(target, data)
+        _write_then_rename(target, data, sync)
     except WriteError:
         raise
     except OSError as exc:
         raise WriteError(exc.errno, exc.strerror or str(exc), str(target)) from exc
 
 
-def _write_then_rename(target: Path, data: bytes) -> None:
+def _write_then_rename(target: Path, data: bytes, sync: bool = True) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -163,7 +166,8 @@ def _write_then_rename(target: Path, data: bytes) -> None:
                 pass
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -411,23 +411,29 @@ def _no_repo(opened, ident: str):
 # validate, timeline, verify, map, export
 # ---------------------------------------------------------------------------------------------
 
+def validate_problems(data_dir=None, shacl: bool = True):
+    """`atlas validate`'s findings: (the loaded data, every problem). The YAML stage (files, fields,
+    cross-record checks) reports what it finds; the SHACL stage then runs over whatever loaded, also
+    when the YAML stage found errors, and its violations follow."""
+    from .index import validate as load_and_check
+
+    loaded = load_and_check(data_dir)
+    problems = list(loaded.problems)
+    if shacl:
+        from .shacl import shacl_problems
+
+        problems.extend(shacl_problems(loaded))
+    return loaded, problems
+
+
 def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warnings: bool = False) -> Answer:
     """`atlas validate`: every problem of data/ as file:line:col; exit 1 with errors (or warnings
     with `fail_on_warnings`)."""
     from . import render
-    from .index import validate as run
     from .paths import choose_data, describe
 
     chosen = choose_data(data_dir)
-    loaded = run(chosen.path)
-    problems = list(loaded.problems)
-    if shacl and not loaded.errors:
-        try:
-            from .shacl import shacl_problems
-        except ImportError:
-            shacl_problems = None
-        if shacl_problems is not None:
-            problems.extend(shacl_problems(loaded))
+    loaded, problems = validate_problems(chosen.path, shacl)
     errors = sum(1 for p in problems if p.is_error)
     value = {"errors": errors, "warnings": len(problems) - errors, "data": str(chosen.path), "problems": [
         {"file": p.location.file, "line": p.location.line, "col": p.location.col,
@@ -449,17 +455,21 @@ def timeline(term: str | None = None, repo_ids=(), as_of: str | None = None, fmt
 def repos_report(repo_ids=(), repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     """`atlas timeline --repos-report`: every listed repository, harvested or why not."""
     from . import render
-    from .harvest import account_repositories
+    from .harvest import account_repositories, account_undated
     from .paths import data_dir as resolve_data_dir, repos_root
 
     d = resolve_data_dir(data_dir)
-    accounts = account_repositories(_atlas(d), repos_root(repos_dir, d))
+    atlas = _atlas(d)
+    accounts = account_repositories(atlas, repos_root(repos_dir, d))
+    undated = account_undated(atlas, accounts)
     if repo_ids:
         accounts = [a for a in accounts if a.repo in repo_ids]
+        undated = [u for u in undated if set(u.repos) & set(repo_ids)]
     counts: dict[str, int] = {}
     for a in accounts:
         counts[a.state] = counts.get(a.state, 0) + 1
-    value = {"counts": counts, "repositories": [a.to_plain() for a in accounts]}
+    value = {"counts": counts, "repositories": [a.to_plain() for a in accounts],
+             "undated": [u.to_plain() for u in undated]}
     return answer(fmt, value, render.repos_report)
 
 

@@ -16,11 +16,13 @@ from .walk import list_files
 
 
 def _scan(root: Path) -> list[tuple[str, int, int]]:
-    """The data files (the one walk, `atlas.walk`); a problem met on the way stops the command."""
+    """The data files (the one walk, `atlas.walk`); an error met on the way stops the command (an entry
+    that vanished meanwhile is only a warning: it is not read)."""
     listing = list_files(root)
-    if listing.problems:
-        raise AtlasError(f"the data folder has {len(listing.problems)} problem(s)", Location(str(root)),
-                         "run `atlas validate` for the full list", problems=listing.problems)
+    errors = [p for p in listing.problems if p.is_error]
+    if errors:
+        raise AtlasError(f"the data folder has {len(errors)} problem(s)", Location(str(root)),
+                         "run `atlas validate` for the full list", problems=errors)
     return listing.files
 
 
@@ -108,9 +110,6 @@ def validate(data_dir=None):
     return check(loaded)
 
 
-_UNREAD = {"yaml-syntax", "bad-encoding", "control-character", "unreadable"}
-
-
 def _check_portable(loaded) -> None:
     """Every file must read the same with PyYAML's pure-Python reader as with libyaml (the atlas is
     read with whichever the machine has). That reader is slow, so the sha256 of each file that
@@ -122,7 +121,7 @@ def _check_portable(loaded) -> None:
 
     known_file = cache.path("portable-yaml", cache.crc(cache.code_key()))
     known = set(cache.read(known_file) or ())
-    unread = {p.location.file for p in loaded.problems if p.code in _UNREAD}
+    unread = loaded.unread  # reported once, by the load; a file that did read may still differ
     passed = set()
     for path in loaded.files:
         display = f"{loaded.display_dir}/{path.relative_to(loaded.data_dir).as_posix()}"

@@ -15,7 +15,8 @@ from urllib.parse import quote
 from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from .errors import Location
+from .bounded import DATA_FILE, read_bounded
+from .errors import AtlasError, Location
 from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
 from .vocab import BASE, PREFIXES, SCHEME
 
@@ -210,21 +211,32 @@ def _scheme(g: Graph, atlas: Atlas) -> None:
     if stamps:
         g.add((SCHEME_IRI, DCTERMS.modified, Literal(max(stamps), datatype=XSD.dateTime)))
     for kind in KINDS:
-        node = kind_iri(kind)
-        g.add((node, RDF.type, SKOS.Concept))
-        g.add((node, RDF.type, ATLAS.Kind))
-        g.add((node, DCTERMS.identifier, Literal(kind)))
-        g.add((node, SKOS.inScheme, SCHEME_IRI))
-        g.add((node, SKOS.topConceptOf, SCHEME_IRI))
-        g.add((SCHEME_IRI, SKOS.hasTopConcept, node))
-        # the kind's labels and comment are the ontology's, for its class
-        cls = kind_class(kind)
-        labels = [o for o in g.objects(cls, RDFS.label) if getattr(o, "language", None) in ("en", "zh")]
-        for o in labels or [Literal(kind, lang="en")]:
-            g.add((node, SKOS.prefLabel, o))
-        for o in g.objects(cls, RDFS.comment):
-            g.add((node, SKOS.definition, o))
-        g.add((node, RDFS.seeAlso, cls))
+        _kind(g, kind)
+
+
+# A kind's label says that it is a kind: "build-flag" is also a concept (the idea of a build flag), and
+# no two concepts of one scheme may share a prefLabel in a language (SKOS S14) or an identifier.
+KIND_LABEL = {"en": "{} (kind)", "zh": "{}（类别）"}
+
+
+def _kind(g: Graph, kind: str) -> None:
+    """The top concept of one kind: identifier `kind:<id>`, labels from the ontology's label of its class
+    with "(kind)" / "（类别）" added, the class's comment as its definition."""
+    node = kind_iri(kind)
+    g.add((node, RDF.type, SKOS.Concept))
+    g.add((node, RDF.type, ATLAS.Kind))
+    g.add((node, DCTERMS.identifier, Literal(f"kind:{kind}")))
+    g.add((node, SKOS.inScheme, SCHEME_IRI))
+    g.add((node, SKOS.topConceptOf, SCHEME_IRI))
+    g.add((SCHEME_IRI, SKOS.hasTopConcept, node))
+    cls = kind_class(kind)
+    labels = {o.language: str(o) for o in g.objects(cls, RDFS.label) if getattr(o, "language", None) in KIND_LABEL}
+    labels.setdefault("en", kind)
+    for lang, label in sorted(labels.items()):
+        g.add((node, SKOS.prefLabel, Literal(KIND_LABEL[lang].format(label), lang=lang)))
+    for o in g.objects(cls, RDFS.comment):
+        g.add((node, SKOS.definition, o))
+    g.add((node, RDFS.seeAlso, cls))
 
 
 def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None = None) -> Graph:
@@ -232,8 +244,8 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
     g = Graph()
     for prefix, ns in PREFIXES.items():
         g.bind(prefix, ns)
-    if ontology is not None and ontology.is_file():
-        g.parse(ontology, format="turtle")
+    if ontology is not None and (ontology.exists() or ontology.is_symlink()):
+        read_turtle(ontology, g)
     _scheme(g, atlas)
     for q in atlas.questions:
         _question(g, q, where)
@@ -249,6 +261,48 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
     for s in atlas.sightings:
         _sighting(g, s, acts, where)
     return g
+
+
+MAX_TURTLE = DATA_FILE  # bytes of the ontology or the shapes; each is tens of kilobytes
+
+
+def read_turtle(path: Path, into: Graph | None = None) -> Graph:
+    """The Turtle file `path` (data/ontology.ttl, data/shapes.ttl) parsed into `into` (or a new graph).
+    A file that is not a regular file, cannot be read, is too large, is not UTF-8 or is not Turtle
+    raises AtlasError at its file (and line)."""
+    import os
+    import stat
+
+    g = into if into is not None else Graph()
+    where = str(path)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise AtlasError("not a regular file", Location(where), "data/ontology.ttl and shapes.ttl are Turtle files")
+        raw = read_bounded(path, MAX_TURTLE, "Turtle file")
+    except OSError as exc:
+        raise AtlasError(f"cannot read: {exc.strerror or exc}", Location(where)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AtlasError("not valid UTF-8", Location(where, raw[:exc.start].count(b"\n") + 1, 1)) from None
+    try:
+        g.parse(data=text, format="turtle")
+    except Exception as exc:  # rdflib's parser raises BadSyntax and a few plain exceptions
+        raise _turtle_error(exc, where) from None
+    return g
+
+
+def _turtle_error(exc: Exception, where: str) -> AtlasError:
+    """A Turtle syntax error at its line and column: rdflib's BadSyntax keeps the text and the offset
+    where it stopped (its own line counter runs ahead on multi-line statements), and says why."""
+    text, at = getattr(exc, "_str", None), getattr(exc, "_i", None)
+    loc = Location(where)
+    if isinstance(text, bytes) and isinstance(at, int):
+        before = text.decode("utf-8", "replace")[:at]
+        loc = Location(where, before.count("\n") + 1, at - before.rfind("\n"))
+    why = getattr(exc, "_why", None) or str(exc).split("\n")[0]
+    return AtlasError(f"not valid Turtle: {why}", loc,
+                      "fix the syntax, or restore the file from the atlas's repository")
 
 
 def _question(g: Graph, q, where) -> None:
@@ -323,6 +377,27 @@ def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
         g.add((node, DCTERMS.subject, concept_iri(ident)))
     for ev in cl.evidence:
         _evidence(g, atlas, node, ev, where=where, fallback=cl.loc)
+    if cl.test_plan is not None:
+        _test_plan(g, atlas, node, cl, where)
+
+
+def _test_plan(g: Graph, atlas: Atlas, claim_node, cl, where) -> None:
+    """A hypothesis's test plan: a node with its decision order, the flow step it instruments, the
+    texts (measure, confirm, refute) and the pinned lines to time or print at (atlas:instrumentAt)."""
+    plan = cl.test_plan
+    node = ID[f"claim/{cl.id}/test-plan"]
+    _at(where, node, plan.loc or cl.loc)
+    g.add((claim_node, ATLAS.testPlan, node))
+    g.add((node, RDF.type, ATLAS.TestPlan))
+    g.add((node, ATLAS.decisionOrder, Literal(plan.order)))
+    if plan.step:
+        flow_id, step_id = plan.flow_step
+        g.add((node, ATLAS.instruments, ID[f"flow/{flow_id}/step/{step_id}"]))
+    _texts(g, node, ATLAS.measure, plan.measure)
+    _texts(g, node, ATLAS.confirmIf, plan.confirm)
+    _texts(g, node, ATLAS.refuteIf, plan.refute)
+    for ev in plan.where:
+        _evidence(g, atlas, node, ev, ATLAS.instrumentAt, where=where, fallback=plan.loc or cl.loc)
 
 
 def _flow(g: Graph, atlas: Atlas, f, where) -> None:

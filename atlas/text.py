@@ -120,6 +120,32 @@ def branch_problem(branch: str) -> str:
     return ""
 
 
+def repo_url_problem(url: str) -> str:
+    """'' when `url` may stand in a repository's `urls:` (and so be cloned by `refresh --clone`), else
+    why not. Only https://: the address is public data that readers open (the first one is the base
+    of every pin's source link in the RDF export), and anyone can clone it without a key; an ssh://
+    or file:// address is neither (git's own `url.<base>.insteadOf` takes a clone over ssh)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or not url:
+        return "empty URL"
+    if any(ord(ch) < 32 or ch.isspace() or ord(ch) == 127 for ch in url):
+        return "contains white space or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme.lower() != "https" or not url.lower().startswith("https://"):
+        return "not an https:// URL (the public address; ssh:// and file:// are refused)"
+    host = parts.hostname or ""
+    if not host:
+        return "no host"
+    if host.startswith("-") or (parts.username or "").startswith("-"):
+        return "host or user starts with '-'"
+    return ""
+
+
 def argument_problem(args: list[str]) -> str | None:
     """Why the command line cannot be read as text, or None. Python keeps bytes that are not UTF-8
     as lone surrogates (surrogateescape); such an argument is named with its bytes."""

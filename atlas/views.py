@@ -116,6 +116,12 @@ class AsOf(TypedDict):
     visible: bool | None  # None: nothing dates the concept
 
 
+class UndatedView(TypedDict):
+    reason: str  # one of model.UNDATED_REASONS
+    repos: list[str]
+    note: TextView
+
+
 class Card(TypedDict):
     id: str
     kind: str
@@ -135,6 +141,7 @@ class Card(TypedDict):
     first_visible: FirstVisible | None
     repositories: list[RepoRef]
     labels: dict[str, TextView]  # names of the concepts the card refers to (hardware, relations)
+    undated: UndatedView | None  # why no sighting dates the concept (None when one does)
     defined_at: str
     as_of: NotRequired[AsOf]
 
@@ -149,6 +156,15 @@ class Row(TypedDict):
     visible: NotRequired[bool | None]
 
 
+class PlanView(TypedDict):
+    order: int  # 1 = decide first
+    step: str  # "flow-id/step-id" it instruments, or ""
+    where: list[EvidenceView]  # the pinned lines to time or print at
+    measure: TextView
+    confirm: TextView
+    refute: TextView
+
+
 class ClaimView(TypedDict):
     id: str
     status: str
@@ -156,7 +172,13 @@ class ClaimView(TypedDict):
     about: list[str]
     note: TextView
     evidence: list[EvidenceView]
+    test_plan: PlanView | None
     score: NotRequired[float]
+
+
+class StepPlan(TypedDict):
+    claim: str
+    order: int
 
 
 # "from" is a Python keyword: these two shapes are declared in the functional form
@@ -172,6 +194,7 @@ class StepView(TypedDict):
     concepts: list[str]
     note: TextView
     source: EvidenceView | None
+    test_plans: list[StepPlan]  # the claims whose test plan instruments this step, in decision order
     after: list[AfterView]
 
 
@@ -448,11 +471,21 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> Card:
         "first_visible": first_visible(atlas, c.id),
         "repositories": [repo_ref(atlas, rid) for rid in concept_repositories(atlas, c)],
         "labels": {ident: name_of(atlas, ident) for ident in sorted(set(refs))},
+        "undated": undated(atlas, c),
         "defined_at": str(c.loc) if c.loc else "",
     }
     if as_of:
         mark_as_of(out, as_of)
     return out
+
+
+def undated(atlas: Atlas, c: Concept) -> UndatedView | None:
+    """Why no sighting dates the concept (None when one does): a reason of UNDATED_REASONS, the
+    repositories concerned and the data's note."""
+    why = atlas.why_undated(c.id)
+    if why is None:
+        return None
+    return {"reason": why[0], "repos": why[1], "note": text(c.undated.note if c.undated else None)}
 
 
 def mark_as_of(card_: Card, as_of: str) -> Card:
@@ -480,15 +513,32 @@ def row(c: Concept, atlas: Atlas | None = None, as_of: str | None = None) -> Row
 # ---------------------------------------------------------------------------------------------
 
 
+def test_plan(atlas: Atlas, cl: Claim) -> PlanView | None:
+    """A claim's test plan (None when it has none)."""
+    plan = cl.test_plan
+    if plan is None:
+        return None
+    return {"order": plan.order, "step": plan.step, "where": evidence_list(atlas, plan.where),
+            "measure": text(plan.measure), "confirm": text(plan.confirm), "refute": text(plan.refute)}
+
+
 def claim(atlas: Atlas, cl: Claim) -> ClaimView:
     return {"id": cl.id, "status": cl.status, "statement": text(cl.statement), "about": list(cl.about),
-            "note": text(cl.note), "evidence": evidence_list(atlas, cl.evidence)}
+            "note": text(cl.note), "evidence": evidence_list(atlas, cl.evidence), "test_plan": test_plan(atlas, cl)}
+
+
+def step_plans(atlas: Atlas, flow_id: str, step_id: str) -> list[StepPlan]:
+    """The claims whose test plan instruments this flow step, in decision order."""
+    key = f"{flow_id}/{step_id}"
+    plans = sorted((cl.test_plan.order, cl.id) for cl in atlas.claims if cl.test_plan and cl.test_plan.step == key)
+    return [{"claim": cid, "order": order} for order, cid in plans]
 
 
 def step(atlas: Atlas, f: Flow, s: FlowStep) -> StepView:
     title = s.title if (s.title.en or s.title.zh) else s.label
     return {"id": s.id, "title": text(title), "label": text(s.label), "actor": s.actor, "concepts": list(s.concepts),
             "note": text(s.note), "source": evidence(atlas, s.source) if s.source else None,
+            "test_plans": step_plans(atlas, f.id, s.id),
             "after": [{"from": e.source, "type": e.type, "label": e.label} for e in f.edges if e.target == s.id]}
 
 

@@ -13,15 +13,16 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded"]),
+    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
+              "jsonrpc"]),
     ("model", ["model"]),
     ("view", ["views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks"]),
     ("store", ["cache", "search", "index", "cards"]),
-    ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
+    ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
     ("open", ["opened"]),
     ("commands", ["commands"]),
-    ("fronts", ["cli.*", "mcpserver"]),
+    ("fronts", ["cli.*", "mcpserver", "mcpsdk", "mcpshapes", "mcpstdio"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
@@ -35,6 +36,7 @@ SIBLINGS = {
     ("paths", "seed"): "outside a checkout, refresh and verify work in the user's copy of the data, made by seed",
     ("seed", "errors"): "a copy that cannot be made is an AtlasError naming the folder",
     ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
+    ("paging", "errors"): "a cursor that does not continue its call is an AtlasError naming the argument",
     ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
     ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
@@ -46,7 +48,12 @@ SIBLINGS = {
     ("sparql", "rdf"): "the embedded store loads the RDF export",
     ("sparql", "render"): "SPARQL results print as render.table",
     ("shacl", "rdf"): "SHACL validates the RDF export",
+    ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
+    ("mcpserver", "mcpsdk"): "building the server hands the tools to the SDK's side",
+    ("mcpsdk", "mcpserver"): "the SDK's side declares the tools of AtlasTools",
+    ("mcpsdk", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
+    ("mcpsdk", "mcpstdio"): "the server is served on stdio with every line checked",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }
@@ -213,3 +220,15 @@ def test_fast_launcher_never_imports_click():
         found = set(imports(PKG / rel)) & {"click", "yaml"} | (
             set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
         assert not found, f"atlas/{rel} imports {found}"
+
+
+def test_every_subpackage_is_installed():
+    """pyproject.toml lists the packages to install: a subpackage left out works in a checkout and
+    fails after `pip install .`."""
+    import tomllib
+
+    listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {"atlas." + ".".join(p.parent.relative_to(PKG).parts) if p.parent != PKG else "atlas"
+             for p in PKG.rglob("__init__.py")}
+    assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"

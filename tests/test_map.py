@@ -43,7 +43,7 @@ def sample_atlas() -> Atlas:
                            Relation("alternative-to", "hccl", "shmem")],
                 evidence=[Evidence(pin=Pin("hicann/hccl", SHA, "README.md", 25, 28),
                                    supports=T("operators only", "仅算子"))],
-                probes=[Probe("hicann/hccl", term="HCCL")]),
+                probes=[Probe("hicann/hccl", "term", "HCCL")]),
         Concept("hcomm", "library", T("HCOMM", "通信基础库"),
                 answers={"address": T("communicators", "通信域"), "submit": T("tasks", "任务")}),
         Concept("shmem", "library", T("SHMEM", "共享内存库"), aliases={"zh": ["对称内存"]},
