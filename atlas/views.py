@@ -577,7 +577,9 @@ def repo_summary(atlas: Atlas, r: Repository, harvested: set[str]) -> RepoSummar
             "harvested": r.id in harvested, "probes": len(seen), "found": sum(1 for s in seen if s.found)}
 
 
-def repo(atlas: Atlas, r: Repository) -> RepoView:
+def repo(atlas: Atlas, r: Repository, firsts: dict[str, list[str]] | None = None) -> RepoView:
+    """A repository in full. `firsts` (repository -> concepts first seen there, `first_seen_by_repo`)
+    saves a face that shows every repository from computing it again for each."""
     h = next((x for x in atlas.harvests if x.repo == r.id), None)
     seen = sorted((s for s in atlas.sightings if s.repo == r.id),
                   key=lambda s: (not s.found, s.committer_date or "9999", s.concept, s.value))
@@ -592,16 +594,24 @@ def repo(atlas: Atlas, r: Repository) -> RepoView:
         "probes": [{"concept": s.concept, "method": s.method, "value": s.value, "found": s.found,
                     "sha": s.sha, "date": s.committer_date, "precision": s.precision} for s in seen],
         "concepts": sorted(c.id for c in atlas.concepts if any(p.repo == r.id for p in c.probes)),
-        "first_seen": first_seen_in(atlas, r.id),
+        "first_seen": (firsts.get(r.id, []) if firsts is not None else first_seen_in(atlas, r.id)),
         "defined_at": str(r.loc) if r.loc else "",
     }
 
 
+def first_seen_by_repo(atlas: Atlas) -> dict[str, list[str]]:
+    """Repository -> the concepts whose first visible commit is in it, oldest first."""
+    firsts: dict[str, list[tuple[str, str]]] = {}
+    for c in atlas.concepts:
+        s = atlas.first_visible(c.id)
+        if s is not None:
+            firsts.setdefault(s.repo, []).append((s.committer_date, c.id))
+    return {rid: [cid for _d, cid in sorted(items)] for rid, items in firsts.items()}
+
+
 def first_seen_in(atlas: Atlas, rid: str) -> list[str]:
     """The concepts whose first visible commit is in repository `rid`, oldest first."""
-    firsts = [(s.committer_date, c.id) for c in atlas.concepts
-              if (s := atlas.first_visible(c.id)) is not None and s.repo == rid]
-    return [cid for _d, cid in sorted(firsts)]
+    return first_seen_by_repo(atlas).get(rid, [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -697,13 +707,14 @@ def everything(atlas: Atlas) -> AtlasViews:
     """Every view of the atlas at once, for a face that shows it all (the site)."""
     harvested = {h.repo for h in atlas.harvests}
     ordered = sorted(atlas.repositories, key=lambda r: r.id.lower())
+    firsts = first_seen_by_repo(atlas)
     return {
         "cutoff": atlas.cutoff, "questions": questions(atlas),
         "cards": [card(atlas, c) for c in sorted(atlas.concepts, key=lambda c: c.id)],
         "claims": [claim(atlas, cl) for cl in sorted(atlas.claims, key=lambda cl: cl.id)],
         "flows": [flow(atlas, f) for f in sorted(atlas.flows, key=lambda f: f.id)],
         "repositories": [repo_summary(atlas, r, harvested) for r in ordered],
-        "repos": [repo(atlas, r) for r in ordered],
+        "repos": [repo(atlas, r, firsts) for r in ordered],
         "seed": [seed_page(p) for p in sorted(atlas.seed_pages, key=lambda p: p.number)],
     }
 

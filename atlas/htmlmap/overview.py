@@ -48,6 +48,30 @@ def search_keys(card: Card) -> list[str]:
     return sorted({norm(n) for n in names if n and norm(n)})
 
 
+def alias_keys(card: Card) -> list[str]:
+    """The folded aliases (the names are in the row's text already)."""
+    return sorted({norm(a) for lang in ("en", "zh") for a in card["aliases"].get(lang, []) if norm(a)})
+
+
+def vocabulary_css() -> str:
+    """The words of the compact grid's kind and lifecycle cells, written by CSS from one data-*
+    attribute per cell (a 10,000-row grid stays small): each language, and both."""
+    from ..views import LABELS
+
+    rules = []
+    for vocab, attr in (("kind", "k"), ("lifecycle", "l")):
+        for value, t in LABELS[vocab].items():
+            sel = f'td[data-{attr}="{value}"]::before'
+            rules.append(f'{sel} {{ content: "{t["en"]}"; }}')
+            rules.append(f'body:has(#lang-zh:checked) {sel} {{ content: "{t["zh"]}"; }}')
+            rules.append(f'body:has(#lang-both:checked) {sel} {{ content: "{t["en"]} {t["zh"]}"; }}')
+    later = 'table.grid tr.later td.first::after'
+    rules += [f'{later} {{ content: " not yet"; color: #9b2c2c; font-weight: 600; }}',
+              f'body:has(#lang-zh:checked) {later} {{ content: " 尚未"; }}',
+              f'body:has(#lang-both:checked) {later} {{ content: " not yet 尚未"; }}']
+    return "\n".join(rules)
+
+
 def short(name: str) -> str:
     """A name without its parenthesised expansion ("HCCL (Huawei ...)" -> "HCCL")."""
     return PAREN_RE.sub("", name).strip() or name.strip()
@@ -70,6 +94,7 @@ def _row(c: Card, as_of: str) -> dict:
         "lifecycle": c["lifecycle"]["status"], "date": date, "year": date[:4],
         "repo": first["repo"] if first else "", "precision": first["precision"] if first else "",
         "repos": sorted(r["id"] for r in c["repositories"]), "search": " ".join(search_keys(c)),
+        "akeys": " ".join(alias_keys(c)),
         "later": bool(date) and date > as_of,
     }
 

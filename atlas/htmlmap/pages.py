@@ -22,7 +22,9 @@ from .common import (
     repo_file,
 )
 from .layout import flow_blocks
-from .overview import KIND_GLYPH, OTHER_GLYPH, kind_groups, overview_rows, sentences, short_names, two_axis
+from .overview import (
+    KIND_GLYPH, OTHER_GLYPH, kind_groups, overview_rows, sentences, short_names, two_axis, vocabulary_css,
+)
 from .timeline import layout_timeline
 
 
@@ -114,7 +116,8 @@ def overview_page(v: AtlasViews, as_of: str, look: Lookups) -> str:
                 groups=groups, questions=v["questions"], kinds=sorted({r["kind"] for r in rows}),
                 repos=sorted({repo for r in rows for repo in r["repos"]}, key=str.lower),
                 lifecycles=sorted({r["lifecycle"] for r in rows}), as_of=as_of, cutoff=v["cutoff"],
-                total=len(rows), data=Markup(_json({"sentences": sentences(v["cards"]),
+                total=len(rows), extra_css=Markup(vocabulary_css()),
+                data=Markup(_json({"sentences": sentences(v["cards"]),
                                                     "questions": v["questions"]})))
 
 

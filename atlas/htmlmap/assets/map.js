@@ -480,17 +480,27 @@
     state.expanded[id] = true;
     var near = {};
     neighbours(id).forEach(function (n) { state.shown[n] = true; near[n] = true; });
-    if (!fitsAt(visibleIds())) {
-      var keep = {};
+    function prune() {
+      var keep = {}, gone = 0;
       state.trail.forEach(function (t) { if (t.id) keep[t.id] = true; });
       pinnedIds().forEach(function (p) { keep[p] = true; });
       keep[id] = true;
       if (state.origin) keep[state.origin] = true;
-      Object.keys(state.shown).forEach(function (k) { if (!keep[k] && !near[k]) delete state.shown[k]; });
+      Object.keys(state.shown).forEach(function (k) { if (!keep[k] && !near[k]) { delete state.shown[k]; gone++; } });
       Object.keys(state.expanded).forEach(function (k) { if (!keep[k]) delete state.expanded[k]; });
+      return gone;
     }
+    if (!fitsAt(visibleIds())) prune();
     step("expand", id);
+    /* the layout's estimate was kind: what is drawn does not all fit, so the rest leaves now */
+    if (!drawn.every(inViewOf) && prune()) { render(); amend(); }
     return true;
+  }
+  function inViewOf(nid) {
+    var b = network.getBoundingBox(nid);
+    if (!b) return false;
+    var tl = network.canvasToDOM({ x: b.left, y: b.top }), br = network.canvasToDOM({ x: b.right, y: b.bottom });
+    return tl.x >= -1 && tl.y >= -1 && br.x <= container.clientWidth + 1 && br.y <= container.clientHeight + 1;
   }
   /* whether a set of concepts fits the canvas with labels at 12 px (the layout's own test) */
   function fitsAt(ids) {

@@ -22,13 +22,26 @@
     hide: document.getElementById("f-hide")
   };
   var initialAsOf = f.asof.value;
-  var rows = Array.prototype.map.call(table.querySelectorAll("tr.row"), function (tr) {
+  /* a row's data: its id, the kind and lifecycle cells' data-*, the day of its <time>, the
+     questions of its ● cells (by column) */
+  var QS = D.questions.map(function (q) { return q.id; });
+  function questionOf(td) { return QS[td.cellIndex - 1]; }
+  function readRows() {
+    var out = Array.prototype.map.call(table.querySelectorAll("tr.row"), function (tr) {
+    var time = tr.cells[QS.length + 2].querySelector("time");
     return {
-      tr: tr, id: tr.dataset.id, kind: tr.dataset.kind, date: tr.dataset.date,
-      life: tr.dataset.life, qs: tr.dataset.qs ? tr.dataset.qs.split(" ") : [],
+      tr: tr, id: tr.id.slice(2), kind: tr.cells[QS.length + 1].dataset.k, date: time ? time.dateTime : "",
+      life: tr.cells[QS.length + 3].dataset.l,
+      qs: Array.prototype.filter.call(tr.cells, function (c) { return c.className === "y"; }).map(questionOf),
       repos: tr.dataset.repos ? tr.dataset.repos.split(" ") : [], text: null
     };
   });
+    out.forEach(function (r) { rowById[r.id] = r; });
+    return out;
+  }
+  /* read once, when first needed (a 10,000-row grid is not walked at load) */
+  var rowsRead = null, rowById = {};
+  function R() { return rowsRead || (rowsRead = readRows()); }
   var byKind = Array.prototype.slice.call(table.tBodies);
   var byYear = null, grouping = "kind";
 
@@ -58,7 +71,7 @@
   }
   function apply() {
     var st = state(), shown = 0, later = 0;
-    rows.forEach(function (r) {
+    R().forEach(function (r) {
       var isLater = !!r.date && r.date > st.asof;
       var on = passes(r, st) && !(st.hide && isLater);
       r.tr.classList.toggle("later", isLater);
@@ -67,12 +80,12 @@
     });
     if (st.question && st.question !== "_none") table.dataset.q = st.question;
     else delete table.dataset.q;
-    Array.prototype.forEach.call(table.tBodies, function (g) {
-      g.classList.toggle("empty", !g.querySelector("tr.row:not(.filtered)"));
-    });
-    L.say(status, shown + " of " + rows.length + " concepts shown" +
+    var live = {};
+    R().forEach(function (r) { if (!r.tr.classList.contains("filtered")) live[r.tr.parentNode.dataset.group] = true; });
+    Array.prototype.forEach.call(table.tBodies, function (g) { g.classList.toggle("empty", !live[g.dataset.group]); });
+    L.say(status, shown + " of " + R().length + " concepts shown" +
           (later ? "; " + later + " not yet visible as of " + st.asof : "; as of " + st.asof) + ".",
-          "显示 " + rows.length + " 个概念中的 " + shown + " 个" +
+          "显示 " + R().length + " 个概念中的 " + shown + " 个" +
           (later ? "；截至 " + st.asof + " 有 " + later + " 个尚未可见" : "；截至 " + st.asof) + "。");
     hideDetail();
   }
@@ -80,7 +93,7 @@
   /* ---- grouping: by kind (as rendered) or by first seen year ---- */
   function yearBodies() {
     var groups = {}, keys = [];
-    rows.slice().sort(function (a, b) {
+    R().slice().sort(function (a, b) {
       var da = a.date || "9999", db = b.date || "9999";
       return da < db ? -1 : da > db ? 1 : (a.id < b.id ? -1 : 1);
     }).forEach(function (r) {
@@ -92,6 +105,7 @@
     return keys.map(function (k) {
       var tb = document.createElement("tbody"), head = document.createElement("tr"), th = document.createElement("th");
       tb.dataset.group = k;
+      tb.dataset.rows = groups[k].map(function (tr) { return tr.id.slice(2); }).join(" ");
       tb.style.containIntrinsicSize = "auto " + (26 * (groups[k].length + 1)) + "px";
       head.className = "group"; th.scope = "rowgroup"; th.colSpan = cols;
       if (k === "undated") th.appendChild(L.both("no dated sighting", "无日期"));
@@ -105,16 +119,22 @@
   }
   function regroup(by) {
     if (by === grouping) return;
-    var kindRows = {};
     if (by === "year") {
-      byYear = yearBodies();
+      byKind.forEach(function (tb) {  /* where each row goes back to */
+        if (!tb.dataset.rows) tb.dataset.rows = Array.prototype.filter.call(tb.rows, function (tr) {
+          return tr.classList.contains("row"); }).map(function (tr) { return tr.id.slice(2); }).join(" ");
+      });
+      if (!byYear) byYear = yearBodies();
+      else byYear.forEach(function (tb) {  /* the rows go back in their year, in order */
+        tb.dataset.rows.split(" ").forEach(function (id) { R(); tb.appendChild(rowById[id].tr); });
+      });
       byKind.forEach(function (tb) { table.removeChild(tb); });
       byYear.forEach(function (tb) { table.appendChild(tb); });
     } else {
-      rows.forEach(function (r) { (kindRows[r.kind] = kindRows[r.kind] || []).push(r); });
       byYear.forEach(function (tb) { table.removeChild(tb); });
       byKind.forEach(function (tb) {
-        (kindRows[tb.dataset.group] || []).forEach(function (r) { tb.appendChild(r.tr); });
+        R();
+        tb.dataset.rows.split(" ").forEach(function (id) { if (id) tb.appendChild(rowById[id].tr); });
         table.appendChild(tb);
       });
     }
@@ -130,7 +150,7 @@
     });
   }
   function showDetail(td) {
-    var tr = td.parentNode, id = tr.dataset.id, q = td.dataset.q;
+    var tr = td.parentNode, id = tr.id.slice(2), q = questionOf(td);
     var s = (D.sentences[id] || {})[q];
     if (!s) return;
     while (detail.firstChild) detail.removeChild(detail.firstChild);
@@ -167,7 +187,7 @@
     table.querySelectorAll('td.y[tabindex="0"]').forEach(function (c) { c.tabIndex = -1; });
     td.tabIndex = 0;
   }
-  table.querySelectorAll("td.y").forEach(function (td) { td.tabIndex = -1; });
+  function focusCell(td) { if (td.tabIndex !== 0) td.tabIndex = -1; td.focus(); }
   var firstCell = table.querySelector("td.y");
   if (firstCell) firstCell.tabIndex = 0;
   table.addEventListener("focusin", function (e) {
@@ -176,7 +196,7 @@
   });
   table.addEventListener("click", function (e) {
     var td = e.target.closest && e.target.closest("td.y");
-    if (td) { td.focus(); showDetail(td); }
+    if (td) { focusCell(td); showDetail(td); }
   });
   table.addEventListener("mouseover", function (e) {
     var td = e.target.closest && e.target.closest("td.y");
@@ -202,7 +222,7 @@
         if (cost < best) { best = cost; next = c; }
       });
     }
-    if (next) { next.focus(); next.scrollIntoView({ block: "nearest", inline: "nearest" }); }
+    if (next) { focusCell(next); next.scrollIntoView({ block: "nearest", inline: "nearest" }); }
   });
   document.addEventListener("keydown", function (e) { if (e.key === "Escape") hideDetail(); });
   document.addEventListener("click", function (e) {
@@ -211,7 +231,7 @@
 
   /* ---- a row named by the URL (#concept=id) ---- */
   function target(id) {
-    rows.forEach(function (r) { r.tr.classList.toggle("target", r.id === id); });
+    R().forEach(function (r) { r.tr.classList.toggle("target", r.id === id); });
     var tr = document.getElementById("c-" + id);
     if (!tr) return false;
     tr.scrollIntoView({ block: "center" });
@@ -233,7 +253,7 @@
   form.addEventListener("input", function (e) {
     if (e.target === f.text) {
       if (pending !== null) clearTimeout(pending);
-      pending = setTimeout(function () { pending = null; apply(); }, rows.length > 2000 ? 250 : 60);
+      pending = setTimeout(function () { pending = null; apply(); }, R().length > 2000 ? 250 : 60);
     } else {
       apply();
     }
@@ -247,22 +267,23 @@
   var box = document.getElementById("filterbox");
   box.hidden = false;
   box.open = false;
-  apply();
+  /* the server marked the rows later than its as-of day; the status line stays as written until
+     a filter changes (a 10,000-row grid is not walked at load) */
   fromHash();
 
   window.atlasOverview = Object.freeze({
     ready: true,
     order: function () {
-      return Array.prototype.map.call(table.querySelectorAll("tr.row"), function (tr) { return tr.dataset.id; });
+      return Array.prototype.map.call(table.querySelectorAll("tr.row"), function (tr) { return tr.id.slice(2); });
     },
     shown: function () {
       flush();
-      return rows.filter(function (r) { return !r.tr.classList.contains("filtered"); })
+      return R().filter(function (r) { return !r.tr.classList.contains("filtered"); })
                  .map(function (r) { return r.id; });
     },
     later: function () {
       flush();
-      return rows.filter(function (r) { return r.tr.classList.contains("later"); })
+      return R().filter(function (r) { return r.tr.classList.contains("later"); })
                  .map(function (r) { return r.id; });
     },
     groupBy: function (by) {
@@ -271,7 +292,8 @@
       return grouping;
     },
     groups: function () {
-      return Array.prototype.map.call(table.tBodies, function (tb) { return tb.dataset.group; });
+      return Array.prototype.map.call(table.tBodies, function (tb) { return tb.dataset.group; })
+        .filter(function (g, i, a) { return a.indexOf(g) === i; });
     },
     apply: apply
   });
