@@ -219,6 +219,22 @@ def _edges(cards: list[Card]) -> tuple[list[str], list[list[int]]]:
     return types, [list(r) for r in rels]
 
 
+# What the explorer's card never shows: the sightings (it shows the first), the names of the concepts
+# a card refers to (the page has every concept's names), where the card is defined, why it is undated
+DROPPED = ("history", "labels", "defined_at", "undated")
+
+
+def explorer_card(c: Card) -> dict:
+    """A card as the explorer carries it: the CLI's keys, without what the page never shows, and its
+    relations without the other concept's name (the page looks it up) and without empty notes. The
+    page data of 10,000 concepts shrinks by a third."""
+    out = {k: v for k, v in c.items() if k not in DROPPED}
+    out["relations"] = [{"relation": g["relation"], "type": g["type"], "concepts": [
+        {k: v for k, v in x.items() if k != "name" and not (k == "note" and not (v["en"] or v["zh"]))}
+        for x in g["concepts"]]} for g in c["relations"]]
+    return out
+
+
 def name_keys(c: Card) -> list[str]:
     """The folded names that rank first in the explorer's search: id, names and short names."""
     names = [c["id"], c["names"]["en"], c["names"]["zh"], short_name(c["names"]["en"] or c["id"]),
@@ -239,7 +255,7 @@ def explorer_data(v: AtlasViews, net, as_of: str) -> dict:
         "repos": sorted({r["id"] for c in cards for r in c["repositories"]}),
         "relTypes": [{"type": t, "color": RELATION_COLOURS.get(t, "#4a5568"), "symmetric": t in SYMMETRIC}
                      for t in rel_types],
-        "rels": rels, "concepts": cards, "claims": v["claims"],
+        "rels": rels, "concepts": [explorer_card(c) for c in cards], "claims": v["claims"],
         "days": first_days, "keys": {c["id"]: search_keys(c) for c in cards},
         "nameKeys": {c["id"]: name_keys(c) for c in cards}, "vocab": LABELS,
         "flows": [{"id": f["id"], "file": flow_file(f["id"]), "title": f["title"], "summary": f["summary"],

@@ -32,7 +32,7 @@
     var out = [];
     c.relations.forEach(function (g) {
       g.concepts.forEach(function (x) {
-        if (x.direction === direction) out.push({ type: g.type, name: g.relation, id: x.id, note: x.note, evidence: x.evidence });
+        if (x.direction === direction) out.push({ type: g.type, name: g.relation, id: x.id, note: x.note || EMPTY, evidence: x.evidence });
       });
     });
     return out;
@@ -47,7 +47,7 @@
   var state = { asOf: D.meta.asOf || D.meta.cutoff, hide: false, kinds: {}, question: "",
                 repo: "", lifecycle: "", selected: null, shown: {}, expanded: {},
                 hidden: {}, pinned: {}, trail: [], origin: null, path: null };
-  var V = D.vocab;
+  var V = D.vocab, EMPTY = { en: "", zh: "" };
   function lang() { return AtlasLang.current(); }
   function vname(vocab, value) { return (V[vocab] && V[vocab][value]) || { en: value, zh: value }; }
   function term(vocab, value, cls) { var t = vname(vocab, value); return U.tr(t.en, t.zh, "span", cls); }
@@ -791,7 +791,7 @@
         g.concepts.forEach(function (x) {
           var li = el("li");
           add(li, term("relation", g.relation, "rel"), el("span", "rel", " \u2192 "),
-              byId[x.id] ? conceptLink(x.id) : el("code", null, x.id), U.bi(x.note, "div", "note"));
+              byId[x.id] ? conceptLink(x.id) : el("code", null, x.id), U.bi(x.note || EMPTY, "div", "note"));
           if (x.direction === "out" && x.evidence.length) add(li, U.evidenceList(x.evidence, V));
           add(rl, li);
         });
