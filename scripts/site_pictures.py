@@ -5,8 +5,8 @@ the page draws it:
     docs/img/overview.png      the compact overview: the concept column and the six question
                                columns (kind, first seen and lifecycle left out), first screen
     docs/img/general-map.png   the two-axis map: question lanes across, quarters down
-    docs/img/explorer-trail.png  the explorer after two expands (HCCS, then HCCL, then Ascend
-                               SHMEM), its trail of crumbs and the drawing
+    docs/img/explorer-trail.png  the explorer after two expands (HCCS, then HCCL, then
+                               HCOMM), its trail of crumbs and the drawing
     docs/img/flow-21.png       the 21-step Full-Mesh dispatch flow with a step selected
     docs/img/repo.png          a repository page (kvcache-ai/Mooncake)
     docs/img/timeline.png      the timeline picture: the first lanes
@@ -46,11 +46,13 @@ def overview(browser, site: Path, out: Path, scale: float) -> None:
     # the picture shows the names and the six questions: the last three columns are left out
     # (through the CSSOM, which the page's CSP allows)
     page.evaluate("""() => {
-        for (const tr of document.querySelectorAll('#grid tr:not(.group)')) {
-            tr.style.gridTemplateColumns = 'minmax(200px, 1fr) repeat(6, 86px)';
-            [...tr.cells].slice(7).forEach(c => { c.style.display = 'none'; });
-        }
+        const st = document.createElement('style');
+        st.textContent = 'table.grid { min-width: 0 !important; }'
+            + ' table.grid tr:not(.group) { grid-template-columns: minmax(200px, 1fr) repeat(6, 86px) !important; }'
+            + ' table.grid tr > :nth-child(n+8) { display: none !important; }';
+        document.head.appendChild(st);
     }""")
+    page.wait_for_timeout(100)
     page.screenshot(path=str(out / "overview.png"))
     ctx.close()
 
@@ -68,7 +70,7 @@ def explorer(browser, site: Path, out: Path, scale: float) -> None:
     ctx, page = _page(browser, scale, 1340, 860)
     page.goto((site / "explorer.html").as_uri() + "#concept=hccs")
     _wait(page, "atlasMap")
-    for ident in ("hccl", "ascend-shmem"):
+    for ident in ("hccl", "hcomm"):
         pos = page.evaluate("id => atlasMap.focus(id)", ident)
         page.mouse.click(pos["x"], pos["y"])  # an expand, as a reader does it
         page.wait_for_timeout(300)

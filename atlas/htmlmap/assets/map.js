@@ -78,6 +78,13 @@
     if (l !== "both") return nameIn(id, l);
     return (c.names.en || c.id) + (c.names.zh && c.names.zh !== c.names.en ? " / " + c.names.zh : "");
   }
+  /* the short names (without a parenthesised expansion), for the trail */
+  function shortSpans(id) {
+    var c = byId[id], cut = function (t) { return String(t || "").replace(/\s*[(\uff08][\s\S]*$/, "") || t; };
+    if (!c) return el("code", null, id);
+    var en = cut(c.names.en || c.id), zh = cut(c.names.zh);
+    return U.bi({ en: en, zh: zh && zh !== en ? zh : "" }, "span", "nm");
+  }
   function nameSpans(id) {
     var c = byId[id];
     return c ? U.bi({ en: c.names.en || c.id, zh: c.names.zh && c.names.zh !== c.names.en ? c.names.zh : "" }, "span", "nm")
@@ -616,8 +623,8 @@
       var li = el("li"), b = el("button", "crumb");
       b.type = "button";
       if (t.how === "seed" || !t.id) add(b, U.tr("seed's six terms", "六个起点"));
-      else if (t.how === "path") add(b, nameSpans(t.from), el("span", null, " \u2192 "), nameSpans(t.id));
-      else add(b, nameSpans(t.id));
+      else if (t.how === "path") add(b, shortSpans(t.from), el("span", null, " \u2192 "), shortSpans(t.id));
+      else add(b, shortSpans(t.id));
       if (t.how === "expand") b.classList.add("expand");
       if (i === n - 1) b.setAttribute("aria-current", "step");
       b.addEventListener("click", function () { if (i < n - 1) history.go(i - (n - 1)); });
