@@ -211,14 +211,17 @@ def test_overview_first_screen_holds_25_concepts_and_opens_sentences(browser, re
         # HCCL is on the first screen, and its organise cell opens the sentence on focus
         hccl = page.evaluate("document.getElementById('c-hccl').getBoundingClientRect().bottom")
         assert hccl <= 900
-        page.focus("#c-hccl td.y[data-q='organize']")
+        page.click("#c-hccl td:nth-child(2)")  # organise: a click focuses the cell and opens it
+        assert page.evaluate("document.activeElement.closest('tr').id") == "c-hccl"
         assert page.is_visible("#detail")
         assert "organises" in page.inner_text("#detail").lower() or "organize" in page.inner_text("#detail").lower()
         page.keyboard.press("ArrowRight")
-        assert page.evaluate("document.activeElement.dataset.q") == "submit"
+        assert page.evaluate("document.activeElement.cellIndex") == 3  # submit: HCCL does not answer address
         page.keyboard.press("Escape")
         assert not page.is_visible("#detail")
-        page.click("#c-hccs td.y[data-q='link']")
+        # the grid is one tab stop: the first ● cell
+        assert page.evaluate("document.querySelectorAll('#grid td[tabindex=\"0\"]').length") == 1
+        page.click("#c-hccs td:nth-child(6)")  # link
         assert "NPU-to-NPU" in page.inner_text("#detail")
         page.screenshot(path=str(artifacts / "overview-sentence-1440.png"))
         # grouped by first seen year instead of kind
@@ -267,7 +270,9 @@ def test_overview_filters_group_and_as_of(tab, site, artifacts):
     until(page, "atlasOverview.shown().length === 7")
     page.fill("#f-asof", "2022-01-01")
     assert page.evaluate("atlasOverview.later()") == ["shmem", "udma"]
-    assert "not yet" in page.inner_text("#c-udma") and "not yet" not in page.inner_text("#c-hccl")
+    assert page.evaluate("""[...document.querySelectorAll('tr.later')].map(tr => tr.id)""") == ["c-shmem", "c-udma"]
+    mark = "getComputedStyle(document.querySelector('#c-%s td.first'), '::after').content"
+    assert "not yet" in page.evaluate(mark % "udma") and page.evaluate(mark % "hccl") == "none"
     assert "2 not yet visible as of 2022-01-01" in page.inner_text("#status")
     page.check("#f-hide")
     assert shown() == ["hccl", "hcomm", "hccs", "aiv-direct", "evil"]
@@ -280,7 +285,7 @@ def test_overview_filters_group_and_as_of(tab, site, artifacts):
 
 def test_overview_hash_marks_the_row_and_injection_is_text(tab, site):
     page = tab.open((site / "index.html").as_uri() + "#concept=udma", "atlasOverview")
-    assert page.evaluate("document.querySelector('tr.row.target').dataset.id") == "udma"
+    assert page.evaluate("document.querySelector('tr.row.target').id") == "c-udma"
     assert page.evaluate("document.activeElement.closest('tr').id") == "c-udma"
     assert EVIL in page.get_attribute("#c-evil th a", "title")  # the grid shows the short name
     assert page.inner_text("#c-evil th a").startswith("</script><img src=x")
