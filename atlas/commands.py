@@ -73,9 +73,10 @@ OPTIONS = {o.dest: o for o in (
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
     Option(("--sparql",), "sparql", None, None, None, "Run a read-only SPARQL query instead.", "QUERY"),
-    Option(("--results",), "results", ("table", "json", "csv", "tsv"), None, None,
-           "SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
-           "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json."),
+    Option(("--results",), "results", ("table", "json", "xml", "csv", "tsv"), None, None,
+           "SPARQL result format: table, json (SPARQL 1.1 Results JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
+           "xml (SPARQL Results XML; RDF/XML for CONSTRUCT/DESCRIBE), csv or tsv (SPARQL 1.1 CSV/TSV, SELECT "
+           "only). Default: table, or json with --format json."),
     Option(("--timeout",), "timeout", None, None, None,
            "Time limit of a SPARQL query (default: 5 s embedded, 10 s for a whole endpoint exchange).",
            "SECONDS", number=float, bounds=(0.1, 3600)),
@@ -121,26 +122,41 @@ def no_match(exc: NoMatch, fmt: str, lang: str) -> Answer:
 
 
 def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: str | None = None) -> Answer:
-    """`atlas query WORDS`: the card of the one concept the words name, else the ranked hits of
-    one search over everything, else the closest concepts (exit 1)."""
+    """`atlas query WORDS`: the card of the one concept the words name; else the question read and
+    answered (the answer first, then the ranked hits of one search over everything); else an honest
+    miss with the nearest names (exit 1)."""
     from . import render
+    from .ask import ask
     from .opened import Opened
 
     opened = Opened(data_dir)
-    store = opened.cards  # precomputed cards: no need to rebuild the whole atlas
-    kind, found = store.answer(term)
-    if kind == "hits" and found:
-        if as_of:
-            store.mark_hits(found, as_of)
-        return answer(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
-    if kind == "card":
-        ident = found
-    else:
-        try:
-            ident = opened.concept(term).id
-        except NoMatch as exc:
-            return no_match(exc, fmt, lang)
-    return answer(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
+    asked = ask(opened, term, as_of)
+    store = opened.cards
+    if asked.kind == "card":
+        return answer(fmt, asked.value, lambda d: render.card(d, store.questions, lang))
+    if asked.kind == "answer":
+        return answer(fmt, asked.value, lambda d: render.answer(d, store.questions, lang))
+    return missed(opened, term, asked.reading, fmt, lang)
+
+
+def missed(opened, term: str, reading, fmt: str, lang: str) -> Answer:
+    """Nothing in concepts, claims, flows or repositories matches: said in the query's language,
+    with the concepts whose names are nearest; exit code 1."""
+    from . import render
+    from .resolve import nearest_names, prefix_owners_in
+    from .understand import language
+    from .views import card_row
+
+    store = opened.cards
+    indexes = (store.names["name_index"], store.names["loose_index"])
+    words = reading.plain if reading is not None and reading.plain else term
+    rows = [card_row(store.card(i)) for i in nearest_names(*indexes, words)]
+    several = len(prefix_owners_in(*indexes, term)) > 1
+    said = language(term)
+    if fmt == "json":
+        return Answer(to_json({"error": render.miss_message(term, said, several), "query": term,
+                               "suggestions": rows}), "", 1)
+    return Answer("", terminal_safe(render.miss(term, rows, lang, said, several)), 1)
 
 
 def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,
@@ -155,10 +171,38 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
 
 
 def sparql_store(data_dir=None):
-    """The cached N-Triples export the embedded store loads (bad data raises, with every problem)."""
+    """The embedded store of the data, open for reading (`atlas.sparqlstore`): built or updated
+    first when the data changed; N-Quads bytes (a store in memory) when the cache cannot hold one.
+    Bad data raises, with every problem."""
     from .opened import Opened
 
-    return Opened(data_dir).triples
+    return Opened(data_dir).sparql_store()
+
+
+def sparql_embedded(text: str, formats, data_dir=None, where: str = "query", limits: dict | None = None,
+                    source=None, open_store=None):
+    """`text` answered by the embedded store within the limits, rendered (`sparql.Rendered`): from
+    `source`, else from `open_store()` (default: the data's store). A damaged store is dropped and
+    built again, once."""
+    from . import sparql, sparqlstore
+
+    limits = limits or {}
+    open_store = open_store or (lambda: sparql_store(data_dir))
+    sparql.guard(text, where)  # before any store is built for a query that will be refused
+    for attempt in range(2):
+        source = source if source is not None else open_store()
+        try:
+            return sparql.run_embedded(text, source, where=where, formats=formats,
+                                       timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
+                                       max_rows=limits.get("max_rows", sparql.MAX_ROWS))
+        except sparql.StoreDamaged:
+            if attempt or not isinstance(source, sparqlstore.Version):
+                raise
+            sparqlstore.discard(source)
+            source = None
+        finally:
+            if isinstance(source, sparqlstore.Version):
+                source.close()
 
 
 def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None, where: str = "query",
@@ -167,38 +211,35 @@ def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = 
     endpoint, within the limits (`timeout`, `max_rows`, `allow_service`). CSV and TSV end with
     their own line break (CRLF), so `out` never carries a final newline of its own."""
     from . import sparql
-    from .errors import AtlasError, Location
+    from .errors import Location, UsageError
 
     limits = {k: v for k, v in (limits or {}).items() if v is not None}
     if endpoint:
-        result = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
-                                     allow_service=limits.get("allow_service", False))
+        rendered = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
+                                       allow_service=limits.get("allow_service", False), formats=results)
     else:
         if limits.get("allow_service"):
-            raise AtlasError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
+            raise UsageError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
                              Location("--allow-service"))
-        result = sparql.run_embedded(text, nt or sparql_store(data_dir), where=where,
-                                     timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
-                                     max_rows=limits.get("max_rows", sparql.MAX_ROWS))
-    out = terminal_safe(sparql.render(result, results))
+        rendered = sparql_embedded(text, results, data_dir, where, limits, source=nt)
+    out = terminal_safe(rendered.text)
     return Answer(out[:-1] if out.endswith("\n") else out)
 
 
 def sparql_file(path) -> str:
-    """The text of a query file (`--sparql-file`), or a located error."""
-    from pathlib import Path
+    """The text of a query file (`--sparql-file`), read up to 1 MB (`/dev/zero` is refused, not
+    read), or a located error."""
+    from .sparql import read_query_file
 
-    from .errors import AtlasError, Location
-
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AtlasError(f"cannot read the query: {exc}", Location(str(path))) from None
+    return read_query_file(str(path))
 
 
 def error_answer(exc) -> Answer:
-    """What the click CLI prints for an `AtlasError` without problems (see atlas.cli.main)."""
-    return Answer("", terminal_safe(f"Error: {exc}"), 1)
+    """What the click CLI prints for an `AtlasError` without problems (see atlas.cli.main): exit
+    code 2 for a usage error, else 1."""
+    from .errors import UsageError
+
+    return Answer("", terminal_safe(f"Error: {exc}"), 2 if isinstance(exc, UsageError) else 1)
 
 
 def sparql_results(results: str | None, fmt: str) -> str:
@@ -360,15 +401,18 @@ def flow_value(opened, name: str):
     return queries.flow(opened.atlas, name)
 
 
-def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
-    """`atlas claims [TOPIC]`: the claims, or those for a topic, ranked (exit 1 when none)."""
+def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "text", data_dir=None,
+           full: bool = False) -> Answer:
+    """`atlas claims [TOPIC]`: every claim, one line each, grouped by status with counts (`full`:
+    with the evidence); or the claims for a topic, ranked, with their evidence (exit 1 when none)."""
     from . import render
     from .opened import Opened
 
     rows = claims_value(Opened(data_dir), topic, status)
     if topic is not None and not rows and fmt != "json":
         return Answer("", f'no claims match "{topic}"' + (f" with status {status}" if status else ""), 1)
-    return answer(fmt, rows, lambda r: render.claims(r, lang), 0 if rows or topic is None else 1)
+    show = render.claims if topic is not None or full else render.claims_by_status
+    return answer(fmt, rows, lambda r: show(r, lang), 0 if rows or topic is None else 1)
 
 
 def claims_value(opened, topic: str | None = None, status=None) -> list:

@@ -26,6 +26,7 @@ from .output import INVISIBLE
 from .text import branch_problem, day, norm, repo_url_problem, width
 from .walk import list_files
 
+_Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
 try:  # libyaml is much faster and keeps marks too
     _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - pure-Python PyYAML
@@ -999,7 +1000,7 @@ def _alias_over_limit(ctx: _Ctx, text: str) -> Location:
             count += 1
             if count > MAX_ALIASES:
                 mark = event.start_mark
-                return Location(ctx.file, mark.line + 1, mark.column + 1)
+                return Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
     return Location(ctx.file)
 
 

@@ -121,10 +121,11 @@ class AtlasTools:
             raise AtlasError("give some words to search for", Location("text"))
         if not 1 <= limit <= 100:
             raise AtlasError(f"limit {limit} is out of range", Location("limit"), "use 1 to 100")
-        hits = self.index.search(text, limit=limit)  # the ranked list of `atlas query WORDS`
-        value = _lang_only({"query": text, "hits": hits}, lang)
-        return self._page("search", {"text": text, "lang": lang, "limit": limit, "cursor": cursor}, value,
-                          [("hits",)])
+        from .ask import understood
+
+        value, _reading = understood(self.opened, text, limit, cards=False)  # `atlas query WORDS --format json`
+        return self._page("search", {"text": text, "lang": lang, "limit": limit, "cursor": cursor},
+                          _lang_only(value, lang), [("hits",)])
 
     def card(self, term: str, lang: str = "all", as_of: str | None = None):
         _check_lang(lang)
@@ -173,9 +174,9 @@ class AtlasTools:
         """What `atlas query --sparql Q --format json` prints: results JSON, or JSON-LD."""
         from . import sparql
 
-        sparql.guard(query)  # SPARQL Update and SERVICE are refused
-        result = sparql.run_embedded(query, self.opened.triples)
-        return json.loads(sparql.render(result, "json"))
+        sparql.guard(query)  # SPARQL Update, SERVICE and over-long or over-deep queries are refused
+        rendered = commands.sparql_embedded(query, "json", open_store=self.opened.sparql_store)
+        return json.loads(rendered.text)  # as `--format json`: results JSON, or JSON-LD
 
     # Markdown, for resources and the prompt
     def concept_markdown(self, ident: str) -> str:

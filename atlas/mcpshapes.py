@@ -31,8 +31,17 @@ class SearchHit(TypedDict):
     snippet: Snippet
 
 
+class Intent(TypedDict):
+    kind: str  # definition, history, question, comparison, claims or search (atlas/understand.py)
+    question: str | None  # the one of the six questions asked (kind question)
+    concepts: list[str]  # the concepts the answer is about, in the order named
+    lang: str  # the question's language: en or zh
+
+
 class SearchAnswer(TypedDict):
     query: str
+    intent: Intent
+    answer: dict[str, Any] | None  # what the intent asks for (docs/json.md); null for a search
     hits: list[SearchHit]
     page: Page
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 class Opened:
-    """One data folder's atlas, opened lazily: `atlas`, `cards`, `index`, `triples`."""
+    """One data folder's atlas, opened lazily: `atlas`, `cards`, `index`, and `sparql_store()`."""
 
     def __init__(self, data_dir: Any = None) -> None:
         self.data_dir: Path = resolve_data_dir(data_dir)
@@ -36,8 +36,7 @@ class Opened:
         self._atlas: Atlas | None = None
         self._cards: CardStore | None = None
         self._index: SearchIndex | None = None
-        self._triples: Path | bytes | None = None
-        self._locks = {name: threading.Lock() for name in ("atlas", "cards", "index", "triples")}
+        self._locks = {name: threading.Lock() for name in ("atlas", "cards", "index")}
         self._thread = threading.local()  # this thread's own search index
         self._index_owner = 0  # the thread that opened the index
 
@@ -105,13 +104,21 @@ class Opened:
         con.deserialize(image)
         return SearchIndex(con)
 
-    @property
-    def triples(self) -> Path | bytes:
-        """The N-Triples export that the embedded SPARQL store loads (a cache file, or the bytes
-        when the cache cannot be written)."""
-        from .sparql import nt_cache
+    def sparql_store(self):
+        """The embedded SPARQL store of this version (`atlas.sparqlstore`), open for reading until its
+        `close()`: built, or updated from the newest version, the first time it is asked for. N-Quads
+        bytes (a store in memory) when the cache cannot hold one."""
+        from . import sparqlstore
 
-        return self._once("triples", lambda: nt_cache(lambda: self.atlas, self.key, self.data_dir))
+        root = self.data_dir.resolve()
+
+        def source() -> "sparqlstore.Source":
+            return sparqlstore.Source(lambda: self.atlas, root, self.key)
+
+        try:
+            return sparqlstore.open_version(root, self.key, source)
+        except OSError:  # a cache that cannot be written only costs speed
+            return source().nquads()
 
     def concept(self, term: str) -> Concept:
         """The concept a term names, or `NoMatch` with the closest ones."""

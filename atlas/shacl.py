@@ -25,7 +25,7 @@ def check(data, shapes) -> list[dict]:
 
     conforms, report, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none",
                                            allow_warnings=True)
-    out = []
+    out: list = []
     if conforms:
         return out
     for result in report.subjects(predicate=None, object=SH.ValidationResult):

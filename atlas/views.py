@@ -463,8 +463,7 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> Card:
         "hardware": list(c.hardware), "hardware_note": text(c.hardware_note),
         "lifecycle": {"status": c.lifecycle.status, "note": text(c.lifecycle.note)},
         "relations": groups,
-        "claims": [{"id": cl.id, "status": cl.status, "statement": text(cl.statement)}
-                   for cl in atlas.claims_about(c.id)],
+        "claims": [claim_ref(cl) for cl in atlas.claims_about(c.id)],
         "flows": flow_refs(atlas, c.id),
         "evidence": evidence_list(atlas, c.evidence),
         "history": history(atlas, c.id),
@@ -506,6 +505,18 @@ def row(c: Concept, atlas: Atlas | None = None, as_of: str | None = None) -> Row
         if as_of:
             out["visible"] = atlas.visible_on(c.id, as_of)
     return out
+
+
+def claim_ref(cl: Claim) -> ClaimRef:
+    """A claim as a card lists it: id, status, statement."""
+    return {"id": cl.id, "status": cl.status, "statement": text(cl.statement)}
+
+
+def card_row(c: Card) -> Row:
+    """The row of a concept read from its card: `row` without the records (a miss of `atlas query`
+    names the nearest concepts from the card store alone)."""
+    return {"id": c["id"], "kind": c["kind"], "name": c["names"], "answers": answered(c["answers"]),
+            "lifecycle": c["lifecycle"]["status"]}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,8 +26,15 @@ TOUR = [
     ("Words that name no single concept give one ranked search over concepts, claims, flows and repositories,"
      " each hit with the text it matched in:", ["query", "collective", "communication", "library"]),
     ("The same in Chinese: a phrase inside a longer sentence matches.", ["query", "集合通信", "算法"]),
+    ("A question is read before anything is ranked: the answer comes first (here the history of the concept"
+     " it names), then the ranked list.", ["query", "when", "did", "hccs", "first", "appear"]),
+    ("One of the six questions, asked in Chinese, answered with that answer:",
+     ["query", "hixl", "对端参与吗", "--lang", "zh"]),
+    ("Nothing found is said plainly, in the question's language, with the nearest names (exit code 1):",
+     ["query", "menfabrik-hibryd"]),
     ("Filters and free text:", ["query", "kind:engine"]),
     ("A typed path through the graph:", ["path", "use-ubshmem", "ascend-shmem"]),
+    ("Every claim, one line each, grouped by status (`--full` for the evidence):", ["claims"]),
     ("Claims with status and evidence, ranked for a topic (their text and the concepts they are about):",
      ["claims", "Mooncake"]),
     ("What the atlas knows about a repository: purpose, mirror and migration, harvest and probes:",

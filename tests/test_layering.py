@@ -14,21 +14,22 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
     ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
-              "jsonrpc"]),
+              "jsonrpc", "sparqlsyntax"]),
     ("model", ["model"]),
     ("view", ["views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks"]),
-    ("store", ["cache", "search", "index", "cards"]),
-    ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
-    ("open", ["opened"]),
+    ("store", ["cache", "search", "spelling", "understand", "index", "cards"]),
+    ("faces", ["render", "markdown", "rdf", "sparql", "sparqlstore", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
+    ("open", ["opened", "ask"]),
     ("commands", ["commands"]),
-    ("fronts", ["cli.*", "mcpserver", "mcpsdk", "mcpshapes", "mcpstdio"]),
+    ("fronts", ["cli.*", "mcpserver", "mcpsdk", "mcpshapes", "mcpstdio", "sparqlserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
 # Edges inside one layer, each with its reason. Everything else in a layer is independent, and an
 # edge listed here must be one the code takes (test_every_sibling_edge_is_used).
 SIBLINGS = {
+    ("sparqlsyntax", "errors"): "a refused query is a located error",
     ("resolve", "views"): "a name that matches nothing is answered with the closest concepts' rows",
     ("queries", "views"): "the lists and walks are made of the views of single records",
     ("queries", "resolve"): "filters and flows name records the way every face does",
@@ -43,9 +44,12 @@ SIBLINGS = {
     ("index", "cache"): "the compiled index is stored through the cache module",
     ("index", "search"): "the search index is built with the compiled index, under its key",
     ("search", "cache"): "the search index is a cache file keyed like the compiled index",
+    ("search", "spelling"): "a query word no document holds is read as the indexed word one edit away",
+    ("understand", "cache"): "the question-word lists are parsed once and kept in the cache",
     ("cards", "cache"): "the card store is a cache folder keyed like the compiled index",
     ("cards", "search"): "a term that names no card is answered by the ranked search",
-    ("sparql", "rdf"): "the embedded store loads the RDF export",
+    ("sparql", "rdf"): "CONSTRUCT results print as the export's JSON-LD",
+    ("sparqlstore", "rdf"): "the on-disk store holds the RDF export, one named graph per data file",
     ("sparql", "render"): "SPARQL results print as render.table",
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
@@ -54,6 +58,7 @@ SIBLINGS = {
     ("mcpsdk", "mcpserver"): "the SDK's side declares the tools of AtlasTools",
     ("mcpsdk", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
     ("mcpsdk", "mcpstdio"): "the server is served on stdio with every line checked",
+    ("cli.*", "sparqlserver"): "`atlas serve --sparql` starts the SPARQL endpoint, which calls the command layer",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }

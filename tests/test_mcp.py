@@ -69,7 +69,8 @@ MORE = [
     ("timeline", {"as_of": "2025-06-01"}),
 ]
 # the long answers, walked page by page
-BIG_SELECT = "SELECT ?s ?p ?o WHERE { ?s ?p ?o } ORDER BY ?s ?p ?o LIMIT 1500"
+# more than one page of bindings, and quick to answer (each page runs the query again)
+BIG_SELECT = "SELECT ?c ?l WHERE { ?c skos:prefLabel ?l } ORDER BY ?c ?l"
 BIG_CONSTRUCT = "CONSTRUCT { ?s skos:prefLabel ?o } WHERE { ?s skos:prefLabel ?o }"
 WALKS = {
     "claims": {},

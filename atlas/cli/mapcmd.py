@@ -22,12 +22,14 @@ from .common import data_option, finish, table_option
 def map_(out_dir, as_of, force, data_dir):
     """Write the atlas as an HTML site that works from file:// with no network.
 
-    \b
     index.html: the overview table (concepts by first visible day x the six questions);
     timeline.html: first visible commits per repository; concepts/<id>.html: one card each;
     explorer.html: the relation graph; flow-<id>.html: each flow as a DAG.
+
     atlas-map.json lists the files the map wrote (with their sha256): only those are ever
     replaced or removed; a non-empty folder without it is refused unless --force is given.
+
+    \b
     Examples:
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01

@@ -57,8 +57,8 @@ def iter_evidence(atlas: Atlas):
         for st in f.steps:
             if st.source is not None:
                 yield f"flow {f.id} step {st.id}", st.source
-    for r in atlas.repositories:
-        yield from _owned(f"repository {r.id}", r.evidence)
+    for repo in atlas.repositories:
+        yield from _owned(f"repository {repo.id}", repo.evidence)
 
 
 def _owned(owner: str, evidence):
@@ -76,9 +76,20 @@ def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
     report = VerifyReport()
     for rid in sorted(by_repo):
         report.rows.extend(_verify_repo(atlas, rid, by_repo[rid], root, mapping))
-    order = {"broken": 0, "stale": 1, "unchecked": 2, "ok": 3}
-    report.rows.sort(key=lambda r: (order[r.status], r.location, r.pin))
+    report.rows.sort(key=_by_place)
     return report
+
+
+_STATUS_ORDER = {"broken": 0, "stale": 1, "unchecked": 2, "ok": 3}
+
+
+def _by_place(row: PinRow) -> tuple:
+    """Rows by file, then line and column as numbers (`:12` before `:100`), then status and pin."""
+    file, line, col = row.location, 0, 0
+    parts = row.location.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        file, line, col = parts[0], int(parts[1]), int(parts[2])
+    return (file, line, col, _STATUS_ORDER[row.status], row.pin)
 
 
 def _loc(e: Evidence) -> str:
@@ -138,6 +149,7 @@ def _requests(items, head: str) -> list[str]:
 def _check_pin(e: Evidence, answers, head: str, clone, ok_note: str) -> tuple[str, str]:
     """(status, reason) of one pin, from the answers of `git cat-file --batch`."""
     p = e.pin
+    assert p is not None  # only pinned evidence is checked
     if not SHA_RE.match(p.sha):
         return "broken", f"{p.sha!r} is not a full 40-hex sha"
     if "\n" in p.path:
