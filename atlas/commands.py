@@ -87,6 +87,9 @@ OPTIONS = {o.dest: o for o in (
            "Root of the local clones (default: $ATLAS_REPOS, else repos/ beside the data folder).", folder=True),
     Option(("--as-of",), "as_of", None, None, None,
            "Show the atlas as visible on DATE (YYYY-MM-DD, a UTC day).", "DATE", day=True),
+    Option(("--hops",), "hops", None, "1", None,
+           "How far the code index follows calls from the pinned files: 0 indexes the pinned files only, "
+           "1 also the files that define what they call, and so on.", "N", number=int, bounds=(0, 4)),
 )}
 
 # The options each launcher hot path reads; any other word that starts with "-" goes to click.
@@ -94,6 +97,8 @@ FAST = {
     "query": ("lang", "fmt", "data_dir", "as_of"),
     "sparql": ("sparql", "results", "timeout", "max_rows", "fmt", "data_dir"),
     "refresh": ("data_dir", "repos_dir", "fmt"),
+    "where": ("lang", "fmt", "data_dir", "repos_dir", "hops"),
+    "source": ("lang", "fmt", "data_dir", "repos_dir", "hops"),
 }
 
 
@@ -135,7 +140,14 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     if asked.kind == "card":
         return answer(fmt, asked.value, lambda d: render.card(d, store.questions, lang))
     if asked.kind == "answer":
+        asked.value["hits"] = _with_code_hits(opened, term, asked.value["hits"])
         return answer(fmt, asked.value, lambda d: render.answer(d, store.questions, lang))
+    code = _with_code_hits(opened, term, [])  # a line number or a function only the code tables know
+    if code:
+        said = asked.reading.lang if asked.reading is not None else "en"
+        value = {"query": term, "intent": {"kind": "search", "question": None, "concepts": [], "lang": said},
+                 "answer": None, "hits": code}
+        return answer(fmt, value, lambda d: render.answer(d, store.questions, lang))
     return missed(opened, term, asked.reading, fmt, lang)
 
 
@@ -157,6 +169,26 @@ def missed(opened, term: str, reading, fmt: str, lang: str) -> Answer:
         return Answer(to_json({"error": render.miss_message(term, said, several), "query": term,
                                "suggestions": rows}), "", 1)
     return Answer("", terminal_safe(render.miss(term, rows, lang, said, several)), 1)
+
+
+def _with_code_hits(opened, term: str, hits: list) -> list:
+    """The search hits with what the code tables say of a line number, `file:line` or function
+    name: first for a term shaped like code, after the search hits otherwise. The code table is
+    only read when cached (a query never builds the code index)."""
+    from .code.answers import code_shaped
+
+    shape = code_shaped(term)
+    if not shape:
+        return hits
+    from .code.answers import code_hits
+    from .code.lookup import open_code, open_pins
+    from .paths import repos_root
+
+    pins = open_pins(opened.key, lambda: opened.atlas)
+    code = open_code(opened.key, pins, repos_root(None, opened.data_dir), int(OPTIONS["hops"].value_from_env() or 1),
+                     lambda: opened.atlas, build=False)
+    found = code_hits(pins, code, term)
+    return found + hits if found else hits
 
 
 def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,
@@ -530,19 +562,28 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     return done._replace(err=terminal_safe(folders.note)) if folders.note else done
 
 
-def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None) -> Answer:
-    """`atlas map`: write the site; the answer names the folder and the first page."""
+def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None, repos_dir=None,
+         hops: int = 1) -> Answer:
+    """`atlas map`: write the site (with a page for each source file behind the pins when local
+    clones are found); the answer names the folder, the first page and the source pages."""
     import os
 
     from .htmlmap import build_site
+    from .htmlmap.common import SourceTables
     from .paths import choose_data, describe
 
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
     chosen = choose_data(data_dir)
-    paths = build_site(_atlas(chosen.path), out_dir, as_of=as_of, force=force)
+    opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
+    absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
+    paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent))
     plural = "s" if len(paths) != 1 else ""
+    source = sum(1 for p in paths if "/source/" in p.as_posix())
+    clones = (f"source pages: {source} (from {len(code.clones)} local clone(s) under {root})" if code is not None
+              else f"source pages: none (no local clone of a pinned repository under {root}; "
+                   "`atlas refresh --clone` brings them in, then `atlas map` adds the source behind the pins)")
     return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {out_dir.rstrip('/')}/ (open {paths[0]})\n"
-                                f"data: {describe(*chosen)}"))
+                                f"{clones}\ndata: {describe(*chosen)}"))
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
@@ -593,3 +634,140 @@ def _output_file(output: str) -> str:
         raise AtlasError(f"cannot write the export: the folder {folder} does not exist; export creates no "
                          "folders", Location(output), hint=f"create it first (mkdir -p {folder}), or write elsewhere")
     return path
+
+
+# ---------------------------------------------------------------------------------------------
+# The code behind the pins: where, source
+# ---------------------------------------------------------------------------------------------
+
+def _progress_to_stderr(message: str) -> None:
+    import sys
+
+    sys.stderr.write(terminal_safe(message) + "\n")
+    sys.stderr.flush()
+
+
+def code_tables(data_dir=None, repos_dir=None, hops: int = 1, build: bool = True, progress=_progress_to_stderr):
+    """(opened atlas, pin table, code table or None, clones folder): the two cached tables of
+    atlas.code.lookup; the code table is built from the clones the first time it is needed."""
+    from .code.lookup import open_code, open_pins
+    from .opened import Opened
+    from .paths import repos_root
+
+    opened = Opened(data_dir)
+    pins = open_pins(opened.key, lambda: opened.atlas)
+    root = repos_root(repos_dir, opened.data_dir)
+    code = open_code(opened.key, pins, root, int(hops), lambda: opened.atlas, build, progress)
+    return opened, pins, code, root
+
+
+def where(location: str, lang: str = "en", fmt: str = "text", data_dir=None, repos_dir=None,
+          hops: int = 1) -> Answer:
+    """`atlas where [REPO:]PATH:LINE`: the concepts, claims, flow steps and evidence whose pins cover
+    the line, the function around it and the nearest pins; exit 1 when no pin covers it."""
+    from . import render_code
+    from .code.answers import clones_view, parse_location, where as run
+
+    wanted = parse_location(location)
+    _opened, pins, code, root = code_tables(data_dir, repos_dir, hops)
+    places = run(pins, code, wanted)
+    repos = sorted({p["repo"] for p in places}) or ([wanted.repo] if wanted.repo else None)
+    value = {"query": dict(wanted._asdict()), "places": places, "clones": clones_view(pins, code, root, repos)}
+    code_ = 0 if any(p["covering"] for p in places) else 1
+    return answer(fmt, value, lambda v: render_code.where(v, lang), code_)
+
+
+def source(targets, lang: str = "en", fmt: str = "text", data_dir=None, repos_dir=None, hops: int = 1,
+           color: bool = False) -> Answer:
+    """`atlas source PIN|CONCEPT|FLOW STEP|[REPO:]PATH:LINE`: the lines, numbered, with the function
+    around them, its calls and its callers; exit 1 when no line could be shown."""
+    from . import render_code
+    from .code.answers import clones_view, excerpts as read
+
+    def build() -> Answer:
+        opened, pins, code, root = code_tables(data_dir, repos_dir, hops)
+        spans = _source_spans(opened, pins, code, list(targets))
+        excerpts = read(pins, code, spans)
+        value = {"query": list(targets), "excerpts": excerpts,
+                 "clones": clones_view(pins, code, root, sorted({x["repo"] for x in excerpts}))}
+        code_ = 0 if any(x["lines"] for x in excerpts) else 1
+        if fmt == "json":
+            return answer(fmt, value, render_code.source, code_)
+        return Answer(render_code.source(value, color), "", code_)  # made safe inside, colours kept
+    return _or_no_match(fmt, lang, build)
+
+
+def _source_spans(opened, pins, code, targets: list[str]):
+    """What `atlas source` shows: a pin, a location, a flow's step (two words), a flow, a concept."""
+    from .code.answers import location_span, parse_location, pin_span, spans_of
+    from .errors import AtlasError, Location
+
+    if not targets or len(targets) > 2:
+        raise AtlasError("atlas source takes a pin, a concept, a location, or a flow and one of its steps",
+                         Location("source"), "e.g. atlas source aiv-direct-drive; atlas source full-mesh-dispatch-path "
+                         "wqe-write; atlas source dispatch.h:4166")
+    if len(targets) == 2:
+        flow_id = _flow_id(opened, pins, targets[0])
+        step = _step_id(pins, flow_id, targets[1])
+        spans = spans_of(pins, ("step", step, flow_id))
+        if not spans:
+            raise AtlasError(f"step {step} of flow {flow_id} has no pin", Location("source"),
+                             f"atlas flow {flow_id} lists its steps and their sources")
+        return spans
+    term = targets[0]
+    span = pin_span(pins, term)
+    if span is not None:
+        return [span]
+    if ":" in term or "#L" in term:
+        return location_span(pins, code, parse_location(term))
+    return _named_spans(opened, pins, term)
+
+
+def _named_spans(opened, pins, term: str):
+    """A concept's pins, else a flow's (every step that has one)."""
+    from .code.answers import spans_of
+    from .errors import AtlasError, Location
+
+    ident = opened.cards.find(term)
+    if ident is None:
+        flow_id = _flow_or_none(opened, pins, term)
+        if flow_id is not None:
+            return [s for step in pins.flows[flow_id][2] for s in spans_of(pins, ("step", step, flow_id))]
+        ident = opened.concept(term).id  # or NoMatch with the closest concepts
+    spans = spans_of(pins, ("concept", ident, ""))
+    if not spans:
+        raise AtlasError(f"concept {ident} has no pinned evidence", Location("source"))
+    return spans
+
+
+def _flow_or_none(opened, pins, name: str) -> str | None:
+    from . import resolve
+
+    if name in pins.flows:
+        return name
+    f = resolve.flow(opened.atlas, name)
+    return f.id if f is not None else None
+
+
+def _flow_id(opened, pins, name: str) -> str:
+    found = _flow_or_none(opened, pins, name)
+    if found is None:
+        from .errors import AtlasError, Location
+        from .resolve import closest_flows
+
+        close = closest_flows(opened.atlas, opened.index, name)
+        raise AtlasError(f'no flow "{name}"', Location("source"),
+                         ("closest: " + ", ".join(close)) if close else "run `atlas flow` to list them")
+    return found
+
+
+def _step_id(pins, flow_id: str, name: str) -> str:
+    steps = pins.flows[flow_id][2]
+    if name in steps:
+        return name
+    starts = [s for s in steps if s.startswith(name)]
+    if len(starts) == 1:
+        return starts[0]
+    from .errors import AtlasError, Location
+
+    raise AtlasError(f'flow {flow_id} has no step "{name}"', Location("source"), "its steps: " + ", ".join(steps))

@@ -55,3 +55,14 @@ def to_json(obj) -> str:
 def format_result(fmt: str, obj, render) -> str:
     """The text a command prints for `obj`: stable JSON, or `render(obj)`, safe for a terminal."""
     return to_json(obj) if fmt == "json" else terminal_safe(render(obj))
+
+
+def wants_color(stream=None) -> bool:
+    """Whether to colour what goes to `stream` (standard output): a terminal, unless NO_COLOR is
+    set or TERM is dumb."""
+    import os
+    import sys
+
+    stream = sys.stdout if stream is None else stream
+    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("NO_COLOR") \
+        and os.environ.get("TERM") != "dumb"

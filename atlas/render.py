@@ -288,7 +288,7 @@ def rows_table(rows: list[dict], lang: str = "en") -> str:
 
 
 HIT_OPEN = {"concept": "atlas query ID", "flow": "atlas flow ID", "claim": "atlas claims ID",
-            "repo": "atlas repo ID"}
+            "repo": "atlas repo ID", "line": "atlas where ID", "function": "atlas source ID"}
 
 
 def _short(text: str, w: int) -> str:

@@ -10,6 +10,11 @@ the page draws it:
     docs/img/flow-21.png       the 21-step Full-Mesh dispatch flow with a step selected
     docs/img/repo.png          a repository page (kvcache-ai/Mooncake)
     docs/img/timeline.png      the timeline picture: the first lanes
+    docs/img/workspace.png     a flow's code workspace (code-put-signal.html at its step put),
+                               built from the fixture atlas of tests/test_code.py over git
+                               repositories this script builds with the tests' own text: no
+                               third-party source is ever pictured (the CANN and MemFabric sources
+                               are under other licences)
 
     python scripts/site_pictures.py [--out docs/img] [--scale 1]
 
@@ -24,7 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-NAMES = ("overview.png", "general-map.png", "explorer-trail.png", "flow-21.png", "repo.png", "timeline.png")
+NAMES = ("overview.png", "general-map.png", "explorer-trail.png", "flow-21.png", "repo.png", "timeline.png",
+         "workspace.png")
 
 
 def _wait(page, hook: str) -> None:
@@ -106,6 +112,30 @@ def timeline(browser, site: Path, out: Path, scale: float) -> None:
     ctx.close()
 
 
+def code_site(tmp: Path) -> Path:
+    """The site of the fixture atlas of tests/test_code.py, built with its source pages and code
+    workspace from the git repositories the fixture writes (our own text, never upstream source)."""
+    import os
+
+    from atlas import commands
+
+    sys.path.insert(0, str(ROOT / "tests"))  # the fixture's module imports the tests' conftest
+    from test_code import _fixture_atlas
+
+    os.environ["ATLAS_CACHE"] = str(tmp / "cache")
+    _atlas, root, _c1, _c2 = _fixture_atlas(tmp)
+    commands.site(str(tmp / "site"), data_dir=tmp / "data", repos_dir=root)
+    return tmp / "site"
+
+
+def workspace(browser, site: Path, out: Path, scale: float) -> None:
+    ctx, page = _page(browser, scale, 980, 570)
+    page.goto((site / "code-put-signal.html").as_uri() + "#step=put")
+    _wait(page, "atlasWorkspace")
+    page.screenshot(path=str(out / "workspace.png"))
+    ctx.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
@@ -120,12 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp)
-        build_site(load_atlas(ROOT / "data"), site)
+        build_site(load_atlas(ROOT / "data"), site / "bundled")
+        code = code_site(site / "fixture")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
             try:
                 for take in (overview, general_map, explorer, flow, repo, timeline):
-                    take(browser, site, args.out, args.scale)
+                    take(browser, site / "bundled", args.out, args.scale)
+                workspace(browser, code, args.out, args.scale)
             finally:
                 browser.close()
     for name in NAMES:

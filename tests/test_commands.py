@@ -13,7 +13,7 @@ from atlas import commands, launch
 from atlas.cli import COMMANDS, cli
 from atlas.cli import main as click_main
 
-FAST_COMMAND = {"query": "query", "sparql": "query", "refresh": "refresh"}
+FAST_COMMAND = {"query": "query", "sparql": "query", "refresh": "refresh", "where": "where", "source": "source"}
 
 
 def _params(name: str) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..errors import AtlasError, Location
 from ..model import SHA_RE, F, Atlas, Evidence, Record
 from ..paths import repos_root as default_repos_root
+from ..views import owned_evidence
 from . import locate
 
 
@@ -44,35 +45,13 @@ class VerifyReport(Record):
                 "pins": [r.to_plain() for r in self.rows]}
 
 
-def iter_evidence(atlas: Atlas):
-    """(owner label, Evidence) for every evidence item of the atlas, in data order."""
-    for c in atlas.concepts:
-        yield from _owned(f"concept {c.id}", c.evidence)
-        for r in c.relations:
-            yield from _owned(f"relation {r.source} {r.type} {r.target}", r.evidence)
-    for cl in atlas.claims:
-        yield from _owned(f"claim {cl.id}", cl.evidence)
-    for f in atlas.flows:
-        yield from _owned(f"flow {f.id}", f.evidence)
-        for st in f.steps:
-            if st.source is not None:
-                yield f"flow {f.id} step {st.id}", st.source
-    for repo in atlas.repositories:
-        yield from _owned(f"repository {repo.id}", repo.evidence)
-
-
-def _owned(owner: str, evidence):
-    for e in evidence:
-        yield owner, e
-
-
 def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
     root = default_repos_root(repos_root)
     mapping = locate.local_map(root) if root.is_dir() else {}
     by_repo: dict[str, list[tuple[str, Evidence]]] = {}
-    for owner, e in iter_evidence(atlas):
+    for owner, e in owned_evidence(atlas):
         if e.pin is not None:
-            by_repo.setdefault(e.pin.repo, []).append((owner, e))
+            by_repo.setdefault(e.pin.repo, []).append((owner.label, e))
     report = VerifyReport()
     for rid in sorted(by_repo):
         report.rows.extend(_verify_repo(atlas, rid, by_repo[rid], root, mapping))

@@ -18,8 +18,8 @@ from markupsafe import Markup, escape
 from ..model import EDGE_TYPES, KINDS
 from ..views import AtlasViews, Card, ClaimView, FlowView, RelatedView, RepoView, safe_url
 from .common import (
-    FLOWS, MAP, OVERVIEW, REPOS, SEED, SITE_TITLE, TABLE, TIMELINE, concept_file, document_page, flow_file,
-    repo_file,
+    FLOWS, MAP, OVERVIEW, REPOS, SEED, SITE_TITLE, TABLE, TIMELINE, SourceLinks, concept_file, document_page,
+    flow_file, repo_file,
 )
 from .layout import flow_blocks
 from .overview import (
@@ -181,33 +181,46 @@ def repos_page(v: AtlasViews, look: Lookups) -> str:
     return page("repos.html", "Repositories", "", "repo", look, repos=v["repos"])
 
 
-def repo_page(r: RepoView, look: Lookups) -> str:
+def repo_page(r: RepoView, look: Lookups, links: SourceLinks | None = None) -> str:
     root = "../" * (1 + r["id"].count("/"))
     names = {cid: short_names(look.cards[cid]) if cid in look.cards else {"en": cid, "zh": ""}
              for cid in {*r["first_seen"], *r["concepts"]}}
     first = {cid: look.cards[cid]["first_visible"] for cid in r["first_seen"] if cid in look.cards}
     return page("repo.html", r["id"], root, "repo", look, r=r, names=names, first=first, known=look.known,
-                migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u])
+                sources=links, migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u])
 
 
-def flow_page(f: FlowView, look: Lookups, seed: dict | None) -> str:
+def flow_page(f: FlowView, look: Lookups, seed: dict | None, links: SourceLinks | None = None) -> str:
     """A flow as HTML: the step list in blocks (parallel steps side by side, alternatives in their
-    own block), each step with its detail, and the step panel the script fills."""
+    own block), each step with its detail, and the step panel the script fills. Built from local
+    clones, a step's pin opens its source page and the flow has a code workspace (`workspace`),
+    which every step with a pin opens at that step."""
+    links = links or SourceLinks()
     steps = {s["id"]: s for s in f["steps"]}
+    pins = [*f["evidence"], *(s["source"] for s in f["steps"] if s["source"])]
     return page("flow.html", f["title"]["en"] or f["id"], "", "flow", look, "flow.js", flow=f, steps=steps,
                 num={s["id"]: i + 1 for i, s in enumerate(f["steps"])}, blocks=flow_blocks(f),
-                labels=f["labels"], known=look.known, edge_types=EDGE_TYPES, seed=seed)
+                labels=f["labels"], known=look.known, edge_types=EDGE_TYPES, seed=seed, sources=links,
+                clone_note=links.note(pins), workspace=links.workspaces.get(f["id"], ""))
 
 
-def concept_page(card: Card, look: Lookups) -> str:
-    return page("concept.html", card["names"]["en"] or card["id"], "../", "concept", look,
-                **concept_context(card, look))
+def page_evidence(card: Card, look: Lookups) -> list:
+    """Every evidence item a concept page shows (its own, its relations', its claims')."""
+    return [*card["evidence"], *(e for g in card["relations"] for x in g["concepts"] for e in x["evidence"]),
+            *(e for k in card["claims"] for e in look.claims[k["id"]]["evidence"])]
 
 
-def reading_pages(v: AtlasViews, out: Path, as_of: str) -> list[tuple[Path, str]]:
+def concept_page(card: Card, look: Lookups, links: SourceLinks | None = None) -> str:
+    links = links or SourceLinks()
+    return page("concept.html", card["names"]["en"] or card["id"], "../", "concept", look, sources=links,
+                clone_note=links.note(page_evidence(card, look)), **concept_context(card, look))
+
+
+def reading_pages(v: AtlasViews, out: Path, as_of: str, links: SourceLinks | None = None) -> list[tuple[Path, str]]:
     """(path, html) of every document page: the overview, the full table, the two-axis map, the
     timeline, the flows, the repositories, the seed, then flow-<id>.html for every flow,
     concepts/<id>.html for every concept and repos/<owner>/<name>.html for every repository.
+    `links` are the source pages and code workspaces of a build from local clones.
 
     Nothing is written here: `owned.write_site` writes the pages and removes old ones."""
     look = Lookups(v)
@@ -216,9 +229,9 @@ def reading_pages(v: AtlasViews, out: Path, as_of: str) -> list[tuple[Path, str]
              (out / FLOWS, flows_page(v, look)), (out / REPOS, repos_page(v, look)), (out / SEED, seed_page(v, look))]
     seed = {fid: p for p in v["seed"] for fid in p["flows"]}
     for f in v["flows"]:
-        pages.append((out / flow_file(f["id"]), flow_page(f, look, seed.get(f["id"]))))
+        pages.append((out / flow_file(f["id"]), flow_page(f, look, seed.get(f["id"]), links)))
     for card in v["cards"]:
-        pages.append((out / concept_file(card["id"]), concept_page(card, look)))
+        pages.append((out / concept_file(card["id"]), concept_page(card, look, links)))
     for r in v["repos"]:
-        pages.append((out / repo_file(r["id"]), repo_page(r, look)))
+        pages.append((out / repo_file(r["id"]), repo_page(r, look, links)))
     return pages

@@ -18,7 +18,7 @@ from ..errors import AtlasError, Location
 from ..model import KINDS, LIFECYCLES, SYMMETRIC, Atlas, utc_day
 from ..text import norm
 from ..views import LABELS, AtlasViews, Card, answered, everything
-from .common import EXPLORER, VIS_FILE, flow_file, graph_page
+from .common import EXPLORER, VIS_FILE, SourceLinks, SourceTables, flow_file, graph_page
 from .layout import lane_key, lanes, marks
 from .overview import search_keys
 
@@ -269,17 +269,39 @@ def explorer_data(v: AtlasViews, net, as_of: str) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def explorer_page(v: AtlasViews, out: Path, as_of: str) -> tuple[Path, str]:
+def explorer_page(v: AtlasViews, out: Path, as_of: str, links: SourceLinks | None = None) -> tuple[Path, str]:
     net = build_explorer_network(v["cards"])
+    data = dict(explorer_data(v, net, as_of), sources=(links or SourceLinks()).pages)
     return out / EXPLORER, graph_page("explorer.html", "Relation explorer \u00b7 Ascend communication atlas",
-                                      explorer_data(v, net, as_of), "map.js", vis=True, current="explorer")
+                                      data, "map.js", vis=True, current="explorer")
 
 
-def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False) -> list[Path]:
+def source_links(v: AtlasViews, out: Path, code: SourceTables | None) -> SourceLinks:
+    """The source pages and code workspaces of a build from local clones (`links.built`), and
+    what the other pages link to: nothing without `code`."""
+    links = SourceLinks()
+    if code is None:
+        return links
+    if code.code is not None:
+        from .source import source_pages
+        from .workspace import workspace_file, workspace_pages
+
+        links.built, links.pages = source_pages(v, out, code.pins, code.code)
+        spaces = workspace_pages(v, out, code.pins, code.code, links.pages)
+        links.built += list(spaces.values())
+        links.workspaces = {fid: workspace_file(fid) for fid in spaces}
+    links.absent = code.absent
+    return links
+
+
+def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False,
+               code: "SourceTables | None" = None) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
     table.html, map.html, timeline.html, flows.html, repos.html, seed.html, flow-<id>.html for every
     flow, concepts/<id>.html for every concept, repos/<owner>/<name>.html for every repository, then
-    explorer.html. Also writes the shared vis-network.min.js and the manifest atlas-map.json.
+    explorer.html; with `code` (the tables of `atlas.code.lookup`, when clones are found) also the
+    source pages source/<repo>/<sha>/<path>.html and the code workspaces code-<flow>.html. Also
+    writes the shared vis-network.min.js and the manifest atlas-map.json.
 
     Every page shows the view layer's views of the atlas (`atlas.views.everything`). `as_of`
     (YYYY-MM-DD) is the initial value of the pages' date control: concepts first visible after it
@@ -295,8 +317,10 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
 
     check_folder(out, force)  # a folder that is not the map's is refused before any page is made
     v = everything(atlas)
-    pages: list[tuple[Path, str]] = reading_pages(v, out, as_of)
-    pages.append(explorer_page(v, out, as_of))
+    links = source_links(v, out, code)
+    pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
+    pages.append(explorer_page(v, out, as_of, links))
+    pages += links.built
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")
     write_site(out, files, force=force)

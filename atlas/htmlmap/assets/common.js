@@ -15,11 +15,13 @@ var AtlasUI = (function () {
     for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
     return parent;
   }
+  var SOURCE = /^source\/[A-Za-z0-9._+@\/-]+\.html(#L\d+)?$/;  // a source page (atlas.htmlmap.source)
   var LOCAL = /^((((index|table|map|explorer|timeline|flows|repos|seed)\.html)|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
   function safeHref(href) {
     href = String(href || "");
     if (/^https?:\/\/[^\s]+$/i.test(href)) return href;
     if (LOCAL.test(href)) return href;
+    if (SOURCE.test(href) && !/(^|\/)\.\.?(\/|#|$)/.test(href)) return href;
     return "";
   }
   /* A link when the href is safe, plain text otherwise. */
@@ -85,14 +87,29 @@ var AtlasUI = (function () {
     });
     return out;
   }
+  var sources = {};  // "repo@sha:path" -> the file's source page, when the site was built with clones
+  function useSources(map) { sources = map || {}; }
+  function sourceHref(ev) {
+    var p = ev && ev.pin, page = p && sources[p.repo + "@" + p.sha + ":" + p.path];
+    return page ? page + "#L" + p.start : "";
+  }
+  /* An evidence item: a seed citation links to its summary on the seed page; a pin whose file
+     the site holds (built with clones) links to its source page, the upstream URL beside it;
+     anything else links to its URL. */
   function evidenceList(list, vocab) {
     var ul = el("ul", "evidence");
     (list || []).forEach(function (ev) {
       var li = el("li");
+      var local = ev.seed_page ? "" : sourceHref(ev);
       var pin = ev.seed_page ? link("seed.html#page-" + ev.seed_page, "seed #page-" + ev.seed_page, "pin seed")
-                             : link(ev.url, ev.source || ev.url, "pin");
+              : local ? link(local, ev.source, "pin local")
+              : link(ev.url, ev.source || ev.url, "pin");
       pin.setAttribute("translate", "no");
       add(li, pin);
+      if (local && ev.url) {
+        var up = link(ev.url, "", "upstream");
+        add(li, document.createTextNode(" "), add(up, tr("upstream", "\u4e0a\u6e38")));
+      }
       if (ev.symbol) add(li, el("code", "symbol", ev.symbol));
       if (ev.confidence) {
         var c = vocab && vocab.confidence[ev.confidence];
@@ -314,6 +331,6 @@ var AtlasUI = (function () {
   }
   return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi, tr: tr, md: md,
            section: section, normalize: normalize, hashParams: hashParams,
-           evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
+           evidenceList: evidenceList, useSources: useSources, sourceHref: sourceHref, clear: clear, route: route, curvePoints: curvePoints,
            crossings: crossings, overlaps: overlaps, outside: outside, chain: chain };
 })();
