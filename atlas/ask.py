@@ -84,7 +84,7 @@ def understood(opened: Any, text: str, limit: int = LIMIT, cards: bool = True) -
         kind = "search"
         hits = index.search(reading.plain, limit=limit) if reading.plain else []
     answer = ANSWERS[kind](opened, reading, subjects, ranked)
-    if kind == "definition" and not cards:
+    if kind == "definition" and not cards and answer is not None:
         answer = {"concept": answer["id"], "name": answer["names"]}
     hits = _first(opened, kind, subjects, answer, hits, limit)
     intent = {"kind": kind, "question": reading.question if kind == "question" else None,

@@ -13,7 +13,7 @@ with it, so an option changed here changes both (tests/test_commands.py compares
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import NoMatch
 from .output import format_result, terminal_safe, to_json
@@ -145,8 +145,8 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     code = _with_code_hits(opened, term, [])  # a line number or a function only the code tables know
     if code:
         said = asked.reading.lang if asked.reading is not None else "en"
-        value = {"query": term, "intent": {"kind": "search", "question": None, "concepts": [], "lang": said},
-                 "answer": None, "hits": code}
+        intent = {"kind": "search", "question": None, "concepts": [], "lang": said}
+        value: dict[str, Any] = {"query": term, "intent": intent, "answer": None, "hits": code}
         return answer(fmt, value, lambda d: render.answer(d, store.questions, lang))
     return missed(opened, term, asked.reading, fmt, lang)
 

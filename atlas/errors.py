@@ -6,6 +6,8 @@ is reported as a `Problem` with a `Location`, or raised as an `AtlasError` carry
 from __future__ import annotations
 
 from collections import namedtuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 class Location(namedtuple("Location", "file line col", defaults=(0, 0))):
@@ -66,7 +68,7 @@ class NoMatch(AtlasError):
     (plain dicts with id, kind and name), which every front end prints as "did you mean"."""
 
     def __init__(self, message: str, location: Location | str | None = None, hint: str = "",
-                 rows: list[dict] | None = None, term: str = ""):
+                 rows: Sequence[Mapping[str, Any]] | None = None, term: str = ""):
         super().__init__(message, location, hint)
-        self.rows = rows or []
+        self.rows = [dict(r) for r in rows or []]
         self.term = term

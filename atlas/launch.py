@@ -39,9 +39,16 @@ def parse(argv: list[str], dests: tuple[str, ...], words: bool) -> tuple[dict, l
             return None
         rest.append(arg)
         i += 1
-    if any(OPTIONS[d].choices and opts[d] is not None and opts[d] not in OPTIONS[d].choices for d in dests):
+    if any(_outside(OPTIONS[d].choices, opts[d]) for d in dests):
         return None  # an environment variable outside the choices: click names it
     return opts, rest
+
+
+def _outside(choices: tuple[str, ...] | None, value: object) -> bool:
+    """A value set (by an environment variable) that the option's choices do not hold."""
+    if not choices or value is None:
+        return False
+    return value not in choices
 
 
 def _write(result) -> int:

@@ -41,7 +41,7 @@ def is_filter_query(args: list[str]) -> bool:
 
 
 def search(atlas: Atlas, filters: list[tuple[str, str]], text: str = "",
-           as_of: str | None = None) -> list[dict]:
+           as_of: str | None = None) -> list[views.Row]:
     matches = list(atlas.concepts)
     for key, value in filters:
         matches = [c for c in matches if _filter(atlas, c, key, value)]
@@ -169,18 +169,24 @@ def related(atlas: Atlas, c: Concept, rel: str | None = None, depth: int = 1) ->
                 nxt.append(other)
                 oc = atlas.concept_by_id.get(other)
                 out.append({"depth": level, "from": ident, "relation": name, "id": other,
-                            "kind": oc.kind if oc else "", "name": views.text(oc.names) if oc else {}})
+                            "kind": oc.kind if oc else "", "name": _names_or_nothing(oc)})
         frontier = sorted(nxt)
     return out
+
+
+def _names_or_nothing(c: Concept | None) -> views.TextView | dict[str, str]:
+    """A neighbour's names, or an empty object for an id the atlas does not hold."""
+    return views.text(c.names) if c else {}
 
 
 def path(atlas: Atlas, a: Concept, b: Concept, rel: str | None = None) -> list[dict]:
     """Shortest chain of relations from a to b (edges may be walked against their direction)."""
     import networkx as nx
 
-    und = nx.Graph()
+    und: nx.Graph = nx.Graph()
     und.add_nodes_from(c.id for c in atlas.concepts)
-    forward = canonical_relation(rel)[0] if rel and canonical_relation(rel) else None
+    canon = canonical_relation(rel) if rel else None
+    forward = canon[0] if canon else None
     if rel and forward is None:
         raise UsageError(f'unknown relation type "{rel}"', Location("--rel"))
     for r in sorted(atlas.relations(), key=lambda r: (r.source, r.target, r.type)):

@@ -215,7 +215,7 @@ def _protocol(head_timeout: float):
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class _Protocol(H11Protocol):
-        def connection_made(self, transport) -> None:  # type: ignore[override]
+        def connection_made(self, transport) -> None:
             super().connection_made(transport)
             self._arm()
 

@@ -10,6 +10,7 @@ so it is written only with --code and never checked: a checkout without clones p
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -53,9 +54,31 @@ CODE_TOUR = [
     ("Back from a line to the atlas: every record whose pin covers it, the function around it (from the clones)"
      " and the nearest pins.", ["where", "shmem_device_udma.hpp:490"]),
     ("Forward from a flow step to its code: the lines, who cites them, the function, its calls and its callers"
-     " (piped, so plain; a terminal gets colours).", ["source", "tensor-to-wqe-lowering", "doorbell"]),
+     " (piped, so plain; a terminal gets colours). The source lines themselves are printed from your clone;"
+     " this README folds them into one bracketed line, because the project copies no third-party code.",
+     ["source", "tensor-to-wqe-lowering", "doorbell"]),
     ("A line number alone, or a function name, is a query too:", ["query", "aclshmemi_udma_post_send"]),
 ]
+
+
+_SOURCE_LINE = re.compile(r"^\s*(\d+) \| ")
+
+
+def without_source_lines(out: str) -> str:
+    """The output with each run of numbered source lines folded into one line that says what it held:
+    the sources behind the pins are under their own licences, so the README shows where, not what."""
+    kept: list[str] = []
+    run: list[str] = []
+    for line in out.splitlines() + [""]:
+        m = _SOURCE_LINE.match(line)
+        if m:
+            run.append(m[1])
+            continue
+        if run:
+            kept.append(f"[lines {run[0]}-{run[-1]} of the file: {len(run)} source lines, printed from your clone]")
+            run = []
+        kept.append(line)
+    return "\n".join(kept[:-1])
 
 
 def render(tour=TOUR) -> str:
@@ -68,7 +91,7 @@ def render(tour=TOUR) -> str:
     parts = []
     for text, args in tour:
         result = CliRunner().invoke(cli, args, terminal_width=WIDTH)
-        out = result.output.rstrip("\n")
+        out = without_source_lines(result.output.rstrip("\n"))
         parts.append(f"{text}\n\n```console\n$ atlas {' '.join(args)}\n{out}\n```\n")
     return "\n".join(parts)
 

@@ -151,6 +151,7 @@ def test_evidence_opens_the_source_page_first_with_upstream_beside(tab, built):
     local = page.query_selector_all("a.pin.local")
     assert local and all(a.get_attribute("href").startswith("../source/") for a in local)
     assert page.query_selector("a.pin.local + a.upstream") is not None
+    assert page.query_selector("#claims a.pin.local") is not None  # a claim's pins too
     page.goto((site / "flow-put-signal.html").as_uri())
     until(page, "window.atlasFlow && window.atlasFlow.ready")
     assert page.get_attribute(".workspace-link a", "href") == "code-put-signal.html"

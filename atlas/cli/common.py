@@ -14,6 +14,7 @@ FORMATS = OPTIONS["fmt"].choices
 def table_option(dest: str, help: str | None = None):
     """The click decorator of the option `dest` of the table (`help`: this command's own words)."""
     o = OPTIONS[dest]
+    kind: click.ParamType | None
     if o.folder:
         kind = click.Path(file_okay=False)
     elif o.number is not None:

@@ -285,7 +285,7 @@ class CodeTable:
         if key not in self._raw:
             value = self._built.get(_file_entry(key)) or cache.read(self.folder / _file_entry(key))
             ok = isinstance(value, dict) and isinstance(value.get("defs"), list)
-            self._raw[key] = value if ok else {}  # type: ignore[assignment]
+            self._raw[key] = value if ok else {}
         return self._raw[key]
 
     def functions(self, key: FileKey) -> list[FunctionView]:

@@ -15,7 +15,7 @@ import threading
 try:
     import fcntl
 except ImportError:  # Windows
-    fcntl = None  # type: ignore
+    fcntl = None  # type: ignore[assignment]
 from dataclasses import dataclass, field
 
 import git as gitpython

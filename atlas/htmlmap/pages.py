@@ -16,7 +16,7 @@ from pathlib import Path
 from markupsafe import Markup, escape
 
 from ..model import EDGE_TYPES, KINDS
-from ..views import AtlasViews, Card, ClaimView, FlowView, RelatedView, RepoView, safe_url
+from ..views import AtlasViews, Card, ClaimView, FlowView, RelatedView, RepoView, SeedPageView, TextView, safe_url
 from .common import (
     FLOWS, MAP, OVERVIEW, REPOS, SEED, SITE_TITLE, TABLE, TIMELINE, SourceLinks, concept_file, document_page,
     flow_file, repo_file,
@@ -61,7 +61,8 @@ def _link(card: Card, ident: str, known: set[str]) -> dict:
 
 def _relations(card: Card, known: set[str]) -> tuple[list[dict], list[dict]]:
     """The card's relations as the page lists them: outgoing by type, then incoming by source."""
-    out, inc = [], []
+    out: list[dict] = []
+    inc: list[dict] = []
     for g in card["relations"]:
         for x in g["concepts"]:
             item = _relation_item(card, g["relation"], g["type"], x, known)
@@ -162,7 +163,7 @@ def _seed_citations(v: AtlasViews) -> dict[int, list[dict]]:
     """Page number -> what cites it: [{kind, id, file, name}] (concepts, claims, flows)."""
     out: dict[int, list[dict]] = {}
 
-    def add(evs, kind: str, ident: str, file: str, name: dict) -> None:
+    def add(evs, kind: str, ident: str, file: str, name: TextView) -> None:
         for n in sorted({e["seed_page"] for e in evs if e.get("seed_page")}):
             out.setdefault(n, []).append({"kind": kind, "id": ident, "file": file, "name": name})
     for c in v["cards"]:
@@ -190,7 +191,7 @@ def repo_page(r: RepoView, look: Lookups, links: SourceLinks | None = None) -> s
                 sources=links, migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u])
 
 
-def flow_page(f: FlowView, look: Lookups, seed: dict | None, links: SourceLinks | None = None) -> str:
+def flow_page(f: FlowView, look: Lookups, seed: SeedPageView | None, links: SourceLinks | None = None) -> str:
     """A flow as HTML: the step list in blocks (parallel steps side by side, alternatives in their
     own block), each step with its detail, and the step panel the script fills. Built from local
     clones, a step's pin opens its source page and the flow has a code workspace (`workspace`),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from ..errors import AtlasError, Location
 from ..model import KINDS, LIFECYCLES, SYMMETRIC, Atlas, utc_day
@@ -224,13 +225,17 @@ def _edges(cards: list[Card]) -> tuple[list[str], list[list[int]]]:
 DROPPED = ("history", "labels", "defined_at", "undated")
 
 
+def _has_text(t: Any) -> bool:
+    return bool(t["en"] or t["zh"])
+
+
 def explorer_card(c: Card) -> dict:
     """A card as the explorer carries it: the CLI's keys, without what the page never shows, and its
     relations without the other concept's name (the page looks it up) and without empty notes. The
     page data of 10,000 concepts shrinks by a third."""
     out = {k: v for k, v in c.items() if k not in DROPPED}
     out["relations"] = [{"relation": g["relation"], "type": g["type"], "concepts": [
-        {k: v for k, v in x.items() if k != "name" and not (k == "note" and not (v["en"] or v["zh"]))}
+        {k: v for k, v in x.items() if k != "name" and not (k == "note" and not _has_text(v))}
         for x in g["concepts"]]} for g in c["relations"]]
     return out
 
