@@ -20,7 +20,6 @@ import posixpath
 import re
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from ..views import AtlasViews
 from .common import SITE_TITLE, asset, concept_file, csp_hash, env, flow_file, tr
@@ -327,11 +326,3 @@ def source_pages(v: AtlasViews, out: Path, pins, code) -> tuple[list[tuple[Path,
         out_pages.append((out / pages[key], source_page(page, _upstream(pins, key))))
     return out_pages, {pin_key(*k): f for k, f in pages.items()}
 
-
-def evidence_href(sources: dict[str, str], ev: Any, root: str) -> str:
-    """The local page of an evidence item's pinned lines ("" when its file has none)."""
-    pin = ev.get("pin") if isinstance(ev, dict) else None
-    if not pin:
-        return ""
-    page = sources.get(pin_key(pin["repo"], pin["sha"], pin["path"]))
-    return f"{root}{page}#L{pin['start']}" if page else ""
