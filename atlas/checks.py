@@ -9,7 +9,7 @@ import traceback
 
 from .errors import Location, Problem
 from .loader import Loaded
-from .model import ACYCLIC_RELATIONS, QUESTION_IDS, SYMMETRIC, utc_day
+from .model import ACYCLIC_RELATIONS, QUESTION_IDS, SYMMETRIC, seed_page_of, utc_day
 from .text import norm, suggest
 
 HARDWARE_KINDS = ("hardware", "system")
@@ -40,6 +40,11 @@ def check_refs(loaded: Loaded) -> None:
             elif c.kind not in HARDWARE_KINDS:
                 _problem(loaded, ref.loc, "error", "wrong-kind",
                          f'{ref.what} "{ref.target}" is a {c.kind}, not hardware or a system')
+        elif ref.kind == "flow":
+            if ref.target not in atlas.flow_by_id:
+                hint = suggest(ref.target, {f.id: f.id for f in atlas.flows}, 1)
+                _problem(loaded, ref.loc, "error", "unknown-ref", f'{ref.what} "{ref.target}" is not a flow',
+                         f'did you mean "{hint[0]}"?' if hint else "")
         elif ref.kind == "repo":
             if ref.target not in atlas.repo_by_id:
                 ids = {r.id: r.id for r in atlas.repositories}
@@ -315,8 +320,29 @@ def check_api(loaded: Loaded) -> None:
                          "check the spelling (case matters), or the repository's public globs")
 
 
+def _all_evidence(atlas) -> list:
+    """Every evidence item of the atlas: concepts, their relations, claims, flows, steps, repositories."""
+    items = [e for c in atlas.concepts for e in [*c.evidence, *(e for r in c.relations for e in r.evidence)]]
+    items += [e for cl in atlas.claims for e in cl.evidence]
+    items += [e for f in atlas.flows for e in [*f.evidence, *(s.source for s in f.steps if s.source)]]
+    return items + [e for r in atlas.repositories for e in r.evidence]
+
+
+def check_seed_citations(loaded: Loaded) -> None:
+    """A citation of the seed names a page data/seed.yaml summarises (once that file exists)."""
+    pages = {p.number for p in loaded.atlas.seed_pages}
+    if not pages:
+        return
+    for ev in _all_evidence(loaded.atlas):
+        n = seed_page_of(ev.url)
+        if n is not None and n not in pages:
+            _problem(loaded, ev.loc, "error", "unknown-seed-page",
+                     f"the seed has no page {n} in seed.yaml", f"pages: {min(pages)}-{max(pages)}")
+
+
 CHECKS = (check_refs, check_questions, check_collisions, check_identifiers, check_cycles, check_relations,
-          check_dates, check_flows, check_claim_status, check_planes, check_test_plans, check_undated, check_api)
+          check_dates, check_flows, check_claim_status, check_planes, check_test_plans, check_undated, check_api,
+          check_seed_citations)
 
 
 def check(loaded: Loaded) -> Loaded:

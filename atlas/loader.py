@@ -19,11 +19,11 @@ from .model import (
     API_KINDS, CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
     METHODS, PRECISIONS, QUESTION_IDS, RELEASE_SCHEMES, REPO_RE, REPO_STATUSES, SHA_RE, ApiRule, Atlas, Claim,
     Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question, Relation, ReleaseRule,
-    RepoHarvest, Repository, Sighting, TestPlan, Text, Undated, canonical_relation, RELATION_TYPES,
+    RepoHarvest, Repository, SeedPage, Sighting, TestPlan, Text, Undated, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF,
 )
 from .output import INVISIBLE
-from .text import branch_problem, day, norm, repo_url_problem
+from .text import branch_problem, day, norm, repo_url_problem, width
 from .walk import list_files
 
 _Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
@@ -752,7 +752,7 @@ def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
 
 def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
     """One step of flow `fid`; its id is added to `step_ids` (a repeated id is an error)."""
-    sf = _fields(ctx, item, "a flow step", ("id", "label", "actor", "concepts", "source", "note"),
+    sf = _fields(ctx, item, "a flow step", ("id", "label", "title", "actor", "concepts", "source", "note"),
                  ("id", "label", "actor"))
     if sf is None:
         return None
@@ -765,6 +765,8 @@ def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
     step = FlowStep(sid or "?", Text(), "", loc=ctx.loc(item))
     if "label" in sf:
         step.label = _text(ctx, sf["label"], "step label")
+    if "title" in sf:
+        step.title = _step_title(ctx, sf["title"])
     if "actor" in sf:
         step.actor = _str(ctx, sf["actor"], "step actor") or ""
     if "concepts" in sf:
@@ -776,6 +778,44 @@ def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
     if "note" in sf:
         step.note = _text(ctx, sf["note"], "step note", required=False)
     return step if sid else None
+
+
+TITLE_MAX = 60  # columns of a step title (a Chinese character takes two)
+
+
+def _step_title(ctx: _Ctx, node) -> Text:
+    """A step's short title: one line in each language, at most TITLE_MAX columns wide."""
+    title = _text(ctx, node, "step title")
+    for lang, value in (("en", title.en), ("zh", title.zh)):
+        if "\n" in value.strip():
+            ctx.error(node, "long-title", f"step title ({lang}) must be one line")
+        elif width(value) > TITLE_MAX:
+            ctx.warning(node, "long-title", f"step title ({lang}) is {width(value)} columns wide",
+                        f"keep it under {TITLE_MAX}: the label holds the detail")
+    return title
+
+
+def parse_seed_page(ctx: _Ctx, node) -> SeedPage | None:
+    """One page of the seed (data/seed.yaml): its number, title and summary in our words."""
+    f = _fields(ctx, node, "a seed page", ("page", "title", "summary", "flows"), ("page", "title", "summary"))
+    if f is None or "page" not in f:
+        return None
+    number = _int(ctx, f["page"], "seed page number")
+    if number is None:
+        return None
+    if not 1 <= number <= 99:
+        ctx.error(f["page"], "bad-value", f"seed page number {number} is out of range (1-99)")
+        return None
+    page = SeedPage(f"page-{number}", number, Text(), loc=ctx.loc(node))
+    if "title" in f:
+        page.title = _text(ctx, f["title"], "seed page title")
+    if "summary" in f:
+        page.summary = _text(ctx, f["summary"], "seed page summary")
+    if "flows" in f:
+        for value, fnode in _str_list(ctx, f["flows"], "seed page flows"):
+            page.flows.append(value)
+            ctx.ref("flow", value, fnode, f"flow of seed {page.id}")
+    return page
 
 
 def _flow_edge(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowEdge | None:
@@ -1155,7 +1195,7 @@ class _Reading:
 
 
 _LISTS_OF = {"question": "questions", "repository": "repositories", "concept": "concepts", "claim": "claims",
-             "flow": "flows"}
+             "flow": "flows", "seed page": "seed_pages"}
 
 
 def _read_settings(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
@@ -1191,6 +1231,7 @@ _TOP_FILES = {
     "atlas.yaml": _read_settings,
     "questions.yaml": _list_of("question", "questions", parse_question),
     "timeline.yaml": _read_timeline,
+    "seed.yaml": _list_of("seed page", "pages", parse_seed_page),
 }
 _FOLDERS = {
     "repositories": _list_of("repository", "repositories", parse_repository),
@@ -1252,6 +1293,7 @@ def _sort(atlas: Atlas) -> None:
     atlas.repositories.sort(key=lambda r: r.id.lower())
     order = {q: i for i, q in enumerate(QUESTION_IDS)}
     atlas.questions.sort(key=lambda q: order[q.id])
+    atlas.seed_pages.sort(key=lambda p: p.number)
 
 
 def load_data(data_dir: Path, display_base: Path | None = None) -> Loaded:

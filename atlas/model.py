@@ -70,6 +70,14 @@ PIN_RE = re.compile(
     r"@(?P<sha>[^:]+):(?P<path>[^#]+)#L(?P<start>\d+)(?:-L(?P<end>\d+))?$"
 )
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# A second-hand citation of the seed: one of its pages, at the atlas's own reserved host
+SEED_URL_RE = re.compile(r"^https://ascend-atlas\.invalid/seed#page-([1-9][0-9]?)$")
+
+
+def seed_page_of(url: str) -> int | None:
+    """The seed page a URL cites (`https://ascend-atlas.invalid/seed#page-N`), or None."""
+    m = SEED_URL_RE.match(url or "")
+    return int(m.group(1)) if m else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,6 +312,7 @@ class FlowStep(Record):
     concepts: list[str] = F(list)
     source: Evidence | None = None
     note: Text = F(Text)
+    title: Text = F(Text)  # one line, at most about 60 characters; the label is the detail
     loc: Location | None = None
 
 
@@ -385,6 +394,17 @@ class Repository(Record):
     evidence: list[Evidence] = F(list)
     api: ApiRule | None = None
     releases: ReleaseRule | None = None
+    loc: Location | None = None
+
+
+class SeedPage(Record):
+    """One of the seed's ten analysis pages, summarised in our own words (data/seed.yaml)."""
+
+    id: str  # page-N
+    number: int
+    title: Text
+    summary: Text = F(Text)
+    flows: list[str] = F(list)  # flows that follow the page's execution path
     loc: Location | None = None
 
 
@@ -519,6 +539,7 @@ class Atlas(Record):
     # (all symbols are in the API store, atlas/apistore.py)
     surfaces: list[ApiSurface] = F(list)
     symbols: list[ApiSymbol] = F(list)
+    seed_pages: list[SeedPage] = F(list)
     cutoff: str = DEFAULT_CUTOFF
 
     def __post_init__(self) -> None:
@@ -617,7 +638,7 @@ class Atlas(Record):
 
 _LISTS = {
     "questions": Question, "concepts": Concept, "claims": Claim, "flows": Flow,
-    "repositories": Repository, "sightings": Sighting, "harvests": RepoHarvest,
+    "repositories": Repository, "sightings": Sighting, "harvests": RepoHarvest, "seed_pages": SeedPage,
     "surfaces": ApiSurface, "symbols": ApiSymbol,
 }
 
@@ -635,6 +656,7 @@ _NESTED = {
     (Claim, "test_plan"): "TestPlan", (TestPlan, "where"): [Evidence], (TestPlan, "measure"): Text,
     (TestPlan, "confirm"): Text, (TestPlan, "refute"): Text,
     (FlowStep, "label"): Text, (FlowStep, "source"): Evidence, (FlowStep, "note"): Text,
+    (FlowStep, "title"): Text, (SeedPage, "title"): Text, (SeedPage, "summary"): Text,
     (Flow, "title"): Text, (Flow, "summary"): Text, (Flow, "steps"): [FlowStep],
     (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence],
     (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],

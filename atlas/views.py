@@ -16,7 +16,7 @@ from typing import Any, Iterator, NamedTuple, NotRequired, TypedDict
 
 from .model import (
     QUESTION_IDS, RELATION_TYPES, SYMMETRIC, ApiSurface, ApiSymbol, Atlas, Claim, Concept, Evidence, Flow,
-    FlowStep, Relation, Release, Repository, Sighting, Text, named_by, utc_day,
+    FlowStep, Relation, Release, Repository, SeedPage, Sighting, Text, named_by, seed_page_of, utc_day,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -43,6 +43,7 @@ class EvidenceView(TypedDict):
     supports: TextView
     url: str  # where a browser reads it: the pinned commit and lines upstream, or the URL ("" if none)
     pin: NotRequired[PinView]
+    seed_page: NotRequired[int]  # a citation of the seed's page N (no public address: url is "")
     symbol: NotRequired[str]
     defined_at: NotRequired[str]  # "file:line:col" of the evidence in data/
 
@@ -192,6 +193,7 @@ EdgeView = TypedDict("EdgeView", {"from": str, "to": str, "type": str, "label": 
 
 class StepView(TypedDict):
     id: str
+    title: TextView  # one line; the label when the data gives no title
     label: TextView
     actor: str
     concepts: list[str]
@@ -201,6 +203,10 @@ class StepView(TypedDict):
     after: list[AfterView]
 
 
+OptionView = TypedDict("OptionView", {"to": str, "label": str})
+ChoiceView = TypedDict("ChoiceView", {"from": str, "options": list[OptionView]})
+
+
 class FlowView(TypedDict):
     id: str
     title: TextView
@@ -208,6 +214,7 @@ class FlowView(TypedDict):
     evidence: list[EvidenceView]
     steps: list[StepView]  # in topological order
     edges: list[EdgeView]
+    choices: list[ChoiceView]  # steps whose labelled control edges are alternatives (one is taken)
     labels: dict[str, TextView]  # names of the concepts the steps name
 
 
@@ -270,6 +277,7 @@ class RepoView(TypedDict):
     harvest: HarvestView | None
     probes: list[ProbeView]
     concepts: list[str]  # concepts with a probe in this repository
+    first_seen: list[str]  # concepts first visible in this repository, oldest first
     defined_at: str
 
 
@@ -333,8 +341,11 @@ def evidence_url(atlas: Atlas, ev: Evidence) -> str:
 
 
 def evidence(atlas: Atlas, ev: Evidence) -> EvidenceView:
+    page = seed_page_of(ev.url) if ev.pin is None else None
     out: EvidenceView = {"source": ev.source, "confidence": ev.confidence, "supports": text(ev.supports),
-                         "url": evidence_url(atlas, ev)}
+                         "url": "" if page else evidence_url(atlas, ev)}
+    if page:
+        out["seed_page"] = page
     if ev.pin:
         out["pin"] = {"repo": ev.pin.repo, "sha": ev.pin.sha, "path": ev.pin.path,
                       "start": ev.pin.start, "end": ev.pin.end}
@@ -607,10 +618,25 @@ def step_plans(atlas: Atlas, flow_id: str, step_id: str) -> list[StepPlan]:
 
 
 def step(atlas: Atlas, f: Flow, s: FlowStep) -> StepView:
-    return {"id": s.id, "label": text(s.label), "actor": s.actor, "concepts": list(s.concepts),
+    title = s.title if (s.title.en or s.title.zh) else s.label
+    return {"id": s.id, "title": text(title), "label": text(s.label), "actor": s.actor, "concepts": list(s.concepts),
             "note": text(s.note), "source": evidence(atlas, s.source) if s.source else None,
             "test_plans": step_plans(atlas, f.id, s.id),
             "after": [{"from": e.source, "type": e.type, "label": e.label} for e in f.edges if e.target == s.id]}
+
+
+def choices(f: Flow) -> list[ChoiceView]:
+    """The branches of a flow that are alternatives: a step with two or more labelled `control` edges
+    out of it. Each label is the condition of its branch (a build option, a scheduling decision, an
+    alternative design), and one branch is taken; an unlabelled control edge starts work that runs
+    alongside. In step order."""
+    out: list[ChoiceView] = []
+    for s in f.steps:
+        options: list[OptionView] = [{"to": e.target, "label": e.label} for e in f.edges
+                                     if e.source == s.id and e.type == "control" and e.label]
+        if len(options) >= 2:
+            out.append({"from": s.id, "options": options})
+    return out
 
 
 def flow(atlas: Atlas, f: Flow) -> FlowView:
@@ -620,7 +646,7 @@ def flow(atlas: Atlas, f: Flow) -> FlowView:
     return {"id": f.id, "title": text(f.title), "summary": text(f.summary),
             "evidence": evidence_list(atlas, f.evidence), "steps": steps,
             "edges": [{"from": e.source, "to": e.target, "type": e.type, "label": e.label} for e in f.edges],
-            "labels": {cid: name_of(atlas, cid) for cid in named}}
+            "choices": choices(f), "labels": {cid: name_of(atlas, cid) for cid in named}}
 
 
 def flow_summary(f: Flow) -> FlowSummary:
@@ -634,7 +660,9 @@ def repo_summary(atlas: Atlas, r: Repository, harvested: set[str]) -> RepoSummar
             "harvested": r.id in harvested, "probes": len(seen), "found": sum(1 for s in seen if s.found)}
 
 
-def repo(atlas: Atlas, r: Repository) -> RepoView:
+def repo(atlas: Atlas, r: Repository, firsts: dict[str, list[str]] | None = None) -> RepoView:
+    """A repository in full. `firsts` (repository -> concepts first seen there, `first_seen_by_repo`)
+    saves a face that shows every repository from computing it again for each."""
     h = next((x for x in atlas.harvests if x.repo == r.id), None)
     seen = sorted((s for s in atlas.sightings if s.repo == r.id),
                   key=lambda s: (not s.found, s.committer_date or "9999", s.concept, s.value))
@@ -649,8 +677,24 @@ def repo(atlas: Atlas, r: Repository) -> RepoView:
         "probes": [{"concept": s.concept, "method": s.method, "value": s.value, "found": s.found,
                     "sha": s.sha, "date": s.committer_date, "precision": s.precision} for s in seen],
         "concepts": sorted(c.id for c in atlas.concepts if any(p.repo == r.id for p in c.probes)),
+        "first_seen": (firsts.get(r.id, []) if firsts is not None else first_seen_in(atlas, r.id)),
         "defined_at": str(r.loc) if r.loc else "",
     }
+
+
+def first_seen_by_repo(atlas: Atlas) -> dict[str, list[str]]:
+    """Repository -> the concepts whose first visible commit is in it, oldest first."""
+    firsts: dict[str, list[tuple[str, str]]] = {}
+    for c in atlas.concepts:
+        s = atlas.first_visible(c.id)
+        if s is not None:
+            firsts.setdefault(s.repo, []).append((s.committer_date, c.id))
+    return {rid: [cid for _d, cid in sorted(items)] for rid, items in firsts.items()}
+
+
+def first_seen_in(atlas: Atlas, rid: str) -> list[str]:
+    """The concepts whose first visible commit is in repository `rid`, oldest first."""
+    return first_seen_by_repo(atlas).get(rid, [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -934,6 +978,19 @@ def search_documents(atlas: Atlas) -> list[SearchDocument]:
 # ---------------------------------------------------------------------------------------------
 
 
+class SeedPageView(TypedDict):
+    id: str  # page-N, the anchor citations of the page point at
+    number: int
+    title: TextView
+    summary: TextView
+    flows: list[str]
+
+
+def seed_page(p: SeedPage) -> SeedPageView:
+    return {"id": p.id, "number": p.number, "title": text(p.title), "summary": text(p.summary),
+            "flows": list(p.flows)}
+
+
 class AtlasViews(TypedDict):
     cutoff: str
     questions: list[QuestionView]
@@ -942,18 +999,23 @@ class AtlasViews(TypedDict):
     flows: list[FlowView]  # by id
     repositories: list[RepoSummary]  # by id, case-insensitive
     releases: dict[str, list[ReleaseRef]]  # repository -> its releases, in release order
+    repos: list[RepoView]  # the same repositories in full, same order
+    seed: list[SeedPageView]  # by page number
 
 
 def everything(atlas: Atlas) -> AtlasViews:
     """Every view of the atlas at once, for a face that shows it all (the site)."""
     harvested = {h.repo for h in atlas.harvests}
+    ordered = sorted(atlas.repositories, key=lambda r: r.id.lower())
+    firsts = first_seen_by_repo(atlas)
     return {
         "cutoff": atlas.cutoff, "questions": questions(atlas),
         "cards": [card(atlas, c) for c in sorted(atlas.concepts, key=lambda c: c.id)],
         "claims": [claim(atlas, cl) for cl in sorted(atlas.claims, key=lambda cl: cl.id)],
         "flows": [flow(atlas, f) for f in sorted(atlas.flows, key=lambda f: f.id)],
-        "repositories": [repo_summary(atlas, r, harvested)
-                         for r in sorted(atlas.repositories, key=lambda r: r.id.lower())],
+        "repositories": [repo_summary(atlas, r, harvested) for r in ordered],
+        "repos": [repo(atlas, r, firsts) for r in ordered],
+        "seed": [seed_page(p) for p in sorted(atlas.seed_pages, key=lambda p: p.number)],
         "releases": {x.repo: [release_ref(repo_base(atlas, x.repo), r) for r in x.releases] for x in atlas.surfaces},
     }
 
@@ -961,3 +1023,74 @@ def everything(atlas: Atlas) -> AtlasViews:
 def answered(answers_: dict[str, TextView]) -> list[str]:
     """The question ids of a card's answers, in the questions' order."""
     return [q for q in QUESTION_IDS if q in answers_]
+
+
+# ---------------------------------------------------------------------------------------------
+# Names of the atlas's fixed vocabulary, in both languages (what a face shows for a kind, a
+# lifecycle, a status, a precision ...; the data keeps the ids)
+# ---------------------------------------------------------------------------------------------
+
+def _t(en: str, zh: str) -> TextView:
+    return {"en": en, "zh": zh}
+
+
+LABELS: dict[str, dict[str, TextView]] = {
+    "kind": {
+        "library": _t("library", "库"), "api": _t("API", "接口"), "protocol": _t("protocol", "协议"),
+        "hardware": _t("hardware", "硬件"), "link": _t("link", "链路"), "engine": _t("engine", "引擎"),
+        "data-path-attribute": _t("data-path attribute", "数据路径属性"),
+        "build-flag": _t("build flag", "编译开关"), "memory-model": _t("memory model", "内存模型"),
+        "technique": _t("technique", "技术"), "system": _t("system", "系统"), "paper": _t("paper", "论文"),
+        "source-artifact": _t("source artifact", "源码制品"), "concept": _t("concept", "概念"),
+    },
+    "lifecycle": {
+        "active": _t("active", "活跃"), "migrated": _t("migrated", "已迁移"),
+        "pending-deprecation": _t("pending deprecation", "待废弃"), "deprecated": _t("deprecated", "已废弃"),
+    },
+    "api_kind": {
+        "function": _t("function", "函数"), "enum-constant": _t("enum constant", "枚举常量"),
+        "macro": _t("macro", "宏"), "type": _t("type", "类型"),
+    },
+    "precision": {
+        "exact": _t("exact", "确切"), "on-or-before": _t("on or before", "不晚于"), "unknown": _t("unknown", "未知"),
+    },
+    "confidence": {
+        "read-in-source": _t("read in source", "读过源码"), "second-hand": _t("second-hand", "转述"),
+        "derived": _t("derived", "推导"), "unverified": _t("unverified", "未核实"),
+    },
+    "claim": {
+        "confirmed": _t("confirmed", "已证实"), "refuted": _t("refuted", "已否定"),
+        "hypothesis": _t("hypothesis", "假设"), "placeholder": _t("placeholder", "占位"), "open": _t("open", "待定"),
+    },
+    "repo": {
+        "active": _t("active", "活跃"), "mirror": _t("mirror", "镜像"), "archived": _t("archived", "已归档"),
+        "migrated": _t("migrated", "已迁移"), "unavailable": _t("unavailable", "不可用"),
+    },
+    "edge": {
+        "data": _t("data", "数据"), "sync": _t("sync", "同步"), "control": _t("control", "控制"),
+        "order": _t("order", "顺序"),
+    },
+    "method": {"term": _t("term", "词"), "path": _t("path", "路径")},
+    "question": {  # the six questions in a word, for column heads
+        "organize": _t("organise", "组织"), "address": _t("addresses", "地址"), "submit": _t("submit", "提交"),
+        "move": _t("move", "搬运"), "link": _t("link", "链路"), "peer": _t("peer", "对端"),
+    },
+    "relation": {
+        "uses": _t("uses", "使用"), "used-by": _t("used by", "被使用于"),
+        "built-on": _t("built on", "构建于"), "underlies": _t("underlies", "支撑"),
+        "submits-to": _t("submits to", "提交给"), "receives-work-from": _t("receives work from", "接收任务自"),
+        "moves-over": _t("moves over", "经由"), "carries": _t("carries", "承载"),
+        "runs-on": _t("runs on", "运行于"), "hosts": _t("hosts", "承载运行"),
+        "part-of": _t("part of", "属于"), "has-part": _t("has part", "包含"),
+        "configures": _t("configures", "配置"), "configured-by": _t("configured by", "由其配置"),
+        "implements": _t("implements", "实现"), "implemented-by": _t("implemented by", "由其实现"),
+        "replaces": _t("replaces", "取代"), "replaced-by": _t("replaced by", "被取代于"),
+        "alternative-to": _t("alternative to", "可替代"), "analogous-to": _t("analogous to", "类似于"),
+        "disambiguates": _t("disambiguates", "辨析"),
+    },
+}
+
+
+def label(vocabulary: str, value: str) -> TextView:
+    """The name of a vocabulary value in both languages (the value itself when it has none)."""
+    return LABELS.get(vocabulary, {}).get(value) or {"en": value, "zh": value}

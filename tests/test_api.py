@@ -256,6 +256,8 @@ def test_the_api_page_in_a_browser(world, tmp_path, tab, artifacts):  # noqa: F8
         page.set_viewport_size({"width": w, "height": 900})
         page.screenshot(path=str(artifacts / f"api-page-{w}.png"))
         assert axe_violations(page) == []
+    concept = (site / "concepts" / "lib-s.html").read_text("utf-8")
+    assert '<a href="../api/example+shmem.html#q=shmem_put" translate="no"><code>shmem_put</code></a>' in concept
     page.goto((site / "api" / "index.html").as_uri())
     assert "example/shmem" in page.locator("table.apiindex").inner_text()
     assert axe_violations(page) == []
@@ -274,6 +276,13 @@ def test_a_declaration_links_the_sites_source_page_when_the_map_wrote_one(world,
     out = atlas("map", "-o", str(site), "--data", str(world["data"]), "--repos", str(world["repos"]), "--hops", "0")
     assert out.returncode == 0, out.stderr
     page = (site / "api" / "example+shmem.html").read_text("utf-8")
+    from atlas.htmlmap import build_site
+    from atlas.index import load_atlas
+
+    bare = tmp_path / "bare"  # the library call without the API pages: the concept page names, links nothing
+    build_site(load_atlas(world["data"]), bare)
+    assert "<code>shmem_put</code>" in (bare / "concepts" / "lib-s.html").read_text("utf-8")
+    assert "api/example+shmem.html" not in (bare / "concepts" / "lib-s.html").read_text("utf-8")
     local = f"../source/example/shmem/{head}/include/shmem.h.html"
     assert (site / local[3:]).is_file()
     assert f'<a href="{local}#L1">shmem_put</a>' in page

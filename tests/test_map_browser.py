@@ -1,4 +1,5 @@
-"""End-to-end tests of the site's graph pages (explorer and flows) in headless Chromium.
+"""End-to-end tests of the relation explorer in headless Chromium (the flow pages are HTML and are
+tested with the other document pages in test_site_pages.py).
 
 The pages are opened from file:// with every non-file request aborted (and recorded: none may
 be attempted), on the sample atlas of test_map.py (with the injection fixture), on the bundled
@@ -128,7 +129,7 @@ def test_explorer_focus_search_listbox_click(tab, site, artifacts):
     page.evaluate("atlasMap.open('hccl')")
     assert page.evaluate("atlasMap.drawnIds()") == ["hccl", "hcomm", "shmem"]
     assert page.evaluate("atlasMap.inView('hccl')")
-    assert page.text_content("#card h2") == "HCCL"
+    assert page.inner_text("#card h2") == "HCCL"  # English: the page's default language
     # edge labels only for the selection, and only where they fit (these short arrows carry none)
     assert set(page.evaluate("atlasMap.edgeLabels()")) <= \
         set(page.evaluate("atlasMap.edgesOf('hccl')"))
@@ -137,7 +138,11 @@ def test_explorer_focus_search_listbox_click(tab, site, artifacts):
     assert page.evaluate("atlasMap.selected()") == "shmem"
     assert page.evaluate("atlasMap.drawnIds()") == ["hccl", "hcomm", "shmem", "udma"]
     card = page.inner_text("#card")
-    assert "SHMEM" in card and "symmetric heap" in card and "对称堆" in card
+    assert "SHMEM" in card and "symmetric heap" in card and "对称堆" not in card  # one language
+    page.click("label:has(#lang-both)")
+    card = page.inner_text("#card")
+    assert "symmetric heap" in card and "对称堆" in card
+    page.click("label:has(#lang-en)")
     assert page.url.endswith("#concept=shmem")
     # the shown list reaches every drawn node from the keyboard
     assert page.eval_on_selector_all("#shown-list button", "bs => bs.map(b => b.dataset.id)") == \
@@ -161,7 +166,11 @@ def test_explorer_card_links(tab, site):
     page = tab.open((site / "explorer.html").as_uri() + "#concept=aiv-direct", "atlasMap")
     assert page.evaluate("atlasMap.selected()") == "aiv-direct"
     card = page.inner_text("#card")
-    assert "the AIV kernel writes WQEs" in card and "AIV 核写 WQE" in card
+    assert "the AIV kernel writes WQEs" in card and "AIV 核写 WQE" not in card
+    page.click("label:has(#lang-zh)")
+    card = page.inner_text("#card")
+    assert "the AIV kernel writes WQEs" not in card and "AIV 核写 WQE" in card
+    page.click("label:has(#lang-en)")
     assert page.get_attribute("#card a[href^='flow-udma-put.html']", "href") == \
         "flow-udma-put.html#step=kernel"
     assert page.get_attribute("#card a.page-link", "href") == "concepts/aiv-direct.html"
@@ -175,7 +184,8 @@ def test_explorer_card_links(tab, site):
 def test_injection_shows_text_and_runs_nothing(tab, site, artifacts):
     page = tab.open((site / "explorer.html").as_uri() + "#concept=evil", "atlasMap")
     assert page.evaluate("atlasMap.selected()") == "evil"
-    assert page.text_content("#card h2") == EVIL
+    assert page.inner_text("#card h2") == EVIL
+    page.click("label:has(#lang-both)")
     assert "<b>粗</b>&amp;" in page.inner_text("#card")
     assert "</script><script>alert(2)</script>" in page.inner_text("#card")
     assert page.evaluate("document.querySelectorAll('img, #card b, #card script').length") == 0
@@ -216,35 +226,6 @@ def test_as_of_and_filters_refit(tab, site):
     page.click("#reset")
     page.click("#seed")
     assert page.evaluate("atlasMap.drawnIds()") == ["hccl", "hccs"]
-    tab.check_clean()
-
-
-def test_flow_page_links_and_language(tab, site, artifacts):
-    page = tab.open((site / "flow-udma-put.html").as_uri(), "atlasFlow")
-    assert page.evaluate("atlasFlow.nodeCount()") == 3
-    assert page.evaluate("atlasFlow.edgeCount()") == 3
-    pos = page.evaluate("atlasFlow.focus('kernel')")
-    page.mouse.click(pos["x"], pos["y"])
-    assert page.evaluate("atlasFlow.selected()") == "kernel"
-    card = page.inner_text("#card")
-    assert "kernel writes" in card and "actor: aiv" in card
-    assert page.get_attribute("#card a.pin", "href") == \
-        f"https://gitcode.com/cann/shmem/blob/{'d' * 40}/k.cpp#L7"
-    links = page.eval_on_selector_all("#card a.concept-link", "els => els.map(a => a.getAttribute('href'))")
-    assert links == ["concepts/aiv-direct.html", "concepts/evil.html"]
-    graph = page.eval_on_selector_all("#card a.explore-link", "els => els.map(a => a.getAttribute('href'))")
-    assert graph == ["explorer.html#concept=aiv-direct", "explorer.html#concept=evil"]
-    assert EVIL in card
-    labels = {f["id"]: f["label"] for f in page.evaluate("atlasFlow.labelFit()")}
-    assert labels["kernel"] == "kernel writes\n核写"
-    page.check("#lang input[value='zh']")
-    assert {f["id"]: f["label"] for f in page.evaluate("atlasFlow.labelFit()")}["kernel"] == "核写"
-    page.check("#lang input[value='en']")
-    assert {f["id"]: f["label"] for f in page.evaluate("atlasFlow.labelFit()")}["kernel"] == \
-        "kernel writes"
-    page.click("#card a.explore-link")
-    wait_js(page, "!!(window.atlasMap && window.atlasMap.ready)")
-    assert page.evaluate("atlasMap.selected()") == "aiv-direct"
     tab.check_clean()
 
 
@@ -300,6 +281,25 @@ def test_explorer_real_atlas_phone(browser, real_site, artifacts):
                       "atlasMap", PHONE)
     try:
         assert page.evaluate("atlasMap.selected()") == "hccs"
+        # a phone gets the neighbourhood as lists, relation -> concepts, all on screen
+        assert page.evaluate("atlasMap.listMode()") and not page.is_visible("#graph")
+        groups = page.eval_on_selector_all("#neigh-list .neigh-group", "gs => gs.length")
+        want = page.evaluate("atlasMap.neighbours('hccs')")
+        got = sorted(set(page.eval_on_selector_all("#neigh-list button.neigh-item", "bs => bs.map(b => b.dataset.id)")))
+        assert groups >= 3 and got == want
+        no_sideways_scroll(page)
+        assert page.evaluate("""[...document.querySelectorAll('#neigh-list button')].every(b => {
+            const r = b.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth + 1; })""")
+        assert serious_axe(page) == []
+        page.screenshot(path=str(artifacts / "explorer-hccs-390.png"))
+        # a tap on a concept opens its neighbourhood, as a history entry
+        page.click("#neigh-list button.neigh-item[data-id='hccl']")
+        assert page.evaluate("atlasMap.selected()") == "hccl"
+        page.go_back()
+        wait_js(page, "atlasMap.selected() === 'hccs'")
+        # the canvas is one tap away, the selection in view, labels at 12 px or more
+        page.click("#show-graph")
+        assert page.is_visible("#graph") and not page.evaluate("atlasMap.listMode()")
         assert page.evaluate("atlasMap.inView('hccs')")
         check_view(page)
         no_sideways_scroll(page)
@@ -308,53 +308,7 @@ def test_explorer_real_atlas_phone(browser, real_site, artifacts):
         c = page.eval_on_selector("#panel", "e => e.getBoundingClientRect().top")
         assert c >= g - 1
         assert serious_axe(page) == []
-        page.screenshot(path=str(artifacts / "explorer-hccs-390.png"))
-        t.check_clean()
-    finally:
-        t.close()
-
-
-@pytest.mark.parametrize("flow", ["mooncake-ascend-paths", "full-mesh-dispatch-path"])
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
-def test_flow_real_atlas(browser, real_site, artifacts, flow, viewport):
-    t, page = open_at(browser, (real_site / f"flow-{flow}.html").as_uri(), "atlasFlow", viewport)
-    try:
-        assert page.evaluate("atlasFlow.labelPx()") >= MIN_LABEL_PX
-        fits = page.evaluate("atlasFlow.labelFit()")
-        assert fits and all(f["textW"] <= f["boxW"] + 0.5 and f["textH"] <= f["boxH"] + 0.5
-                            for f in fits), [f for f in fits if f["textW"] > f["boxW"]]
-        assert all("\u2026" not in f["label"] for f in fits)  # never truncated
-        assert page.evaluate("atlasFlow.overlaps()") == []
-        assert page.evaluate("atlasFlow.crossings()") == []
-        assert page.evaluate("atlasFlow.outside()") == []
-        assert page.evaluate("atlasFlow.inView()")  # the whole flow is drawn at the first view
-        no_sideways_scroll(page)
-        assert serious_axe(page) == []
-        page.screenshot(path=str(artifacts / f"flow-{flow}-{viewport['width']}.png"),
-                        full_page=True)
-        t.check_clean()
-    finally:
-        t.close()
-
-
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
-def test_every_flow_edge_inside_the_drawing(browser, real_site, viewport):
-    """Every drawn edge of every flow of the bundled atlas, sampled with vis-network's own
-    getPoint, stays inside the canvas (a long curve that bulges past the page's side is cut),
-    and no edge passes through a box."""
-    flows = sorted(real_site.glob("flow-*.html"))
-    assert len(flows) >= 7
-    t = Page(browser)
-    t.page.set_viewport_size(viewport)
-    try:
-        bad = {}
-        for f in flows:
-            page = t.open(f.as_uri(), "atlasFlow")
-            out = page.evaluate("atlasFlow.outside()")
-            cross = page.evaluate("atlasFlow.crossings()")
-            if out or cross:
-                bad[f.name] = {"outside": out, "crossings": cross}
-        assert bad == {}
+        page.screenshot(path=str(artifacts / "explorer-hccs-390-graph.png"))
         t.check_clean()
     finally:
         t.close()
@@ -397,6 +351,8 @@ def test_explorer_edge_labels_apart_and_inside(browser, real_site, viewport):
     t, page = open_at(browser, (real_site / "explorer.html").as_uri() + "#concept=hccs",
                       "atlasMap", viewport)
     try:
+        if page.evaluate("atlasMap.listMode()"):
+            page.click("#show-graph")
         shown = 0
         for ident in ["hccs", "hccl", "ascend-shmem", "dma", "fabric-memory"]:
             page.evaluate("id => atlasMap.open(id)", ident)
@@ -451,14 +407,158 @@ def test_mini_fixture_pages(browser, mini_site, artifacts):
         assert page.evaluate("atlasMap.drawnIds()")
         check_view(page)
         assert serious_axe(page) == []
-        flows = sorted(mini_site.glob("flow-*.html"))
-        assert flows
-        page.goto(flows[0].as_uri())
-        wait_js(page, "!!(window.atlasFlow && window.atlasFlow.ready)")
-        assert page.evaluate("atlasFlow.labelPx()") >= MIN_LABEL_PX
-        assert page.evaluate("atlasFlow.overlaps()") == []
-        assert serious_axe(page) == []
-        page.screenshot(path=str(artifacts / "mini-flow.png"), full_page=True)
+        t.check_clean()
+    finally:
+        t.close()
+
+
+# ---- history, trail, expand, hide, pin, path, search ranking, edge labels ------------------------
+
+
+def test_back_after_search_and_expand_returns_to_the_previous_focus(tab, site):
+    page = tab.open((site / "explorer.html").as_uri(), "atlasMap")
+    seed = page.evaluate("atlasMap.drawnIds()")
+    page.fill("#search", "hcomm")
+    page.keyboard.press("Enter")
+    assert page.evaluate("atlasMap.selected()") == "hcomm"
+    after_search = page.evaluate("atlasMap.drawnIds()")
+    click_node(page, "hccl")  # an expand
+    assert page.evaluate("atlasMap.selected()") == "hccl"
+    assert page.evaluate("atlasMap.trail()") == [None, "hcomm", "hccl"]
+    assert page.inner_text("#crumbs").split("\n")[-1] == "HCCL"
+    page.go_back()
+    wait_js(page, "atlasMap.selected() === 'hcomm'")
+    assert page.evaluate("atlasMap.drawnIds()") == after_search
+    page.go_back()
+    wait_js(page, "atlasMap.selected() === null")
+    assert page.evaluate("atlasMap.drawnIds()") == seed
+    assert page.url.endswith("explorer.html") or page.url.endswith("#seed")
+    page.go_forward()
+    wait_js(page, "atlasMap.selected() === 'hcomm'")
+    # a crumb goes back to its step
+    page.go_forward()
+    wait_js(page, "atlasMap.selected() === 'hccl'")
+    page.click("#crumbs li:nth-child(2) button")
+    wait_js(page, "atlasMap.selected() === 'hcomm'")
+    tab.check_clean()
+
+
+def test_hide_pin_and_path(tab, site):
+    page = tab.open((site / "explorer.html").as_uri() + "#concept=hccl", "atlasMap")
+    assert page.evaluate("atlasMap.drawnIds()") == ["hccl", "hcomm", "shmem"]
+    page.click("#card .hide-btn")  # hides the selection itself
+    assert page.evaluate("atlasMap.hidden()") == ["hccl"] and "hccl" not in page.evaluate("atlasMap.drawnIds()")
+    assert "1 hidden" in page.inner_text("#status")
+    page.click("#status button.unhide")
+    assert page.evaluate("atlasMap.hidden()") == []
+    page.evaluate("atlasMap.open('shmem')")
+    page.click("#card .pin-btn")  # SHMEM pinned: it stays through the next focus
+    assert page.evaluate("atlasMap.pinned()") == ["shmem"]
+    page.evaluate("atlasMap.open('aiv-direct')")
+    assert "shmem" in page.evaluate("atlasMap.drawnIds()")
+    page.evaluate("atlasMap.hide('udma')")
+    assert "udma" not in page.evaluate("atlasMap.drawnIds()")
+    page.evaluate("atlasMap.pin('shmem', false)")
+    # the path control: names as typed, the chain of relations drawn
+    page.click("#pathbox summary")
+    page.fill("#path-from", "HCCL")
+    page.fill("#path-to", "直驱")
+    page.click("#pathform button")
+    assert page.evaluate("atlasMap.drawnIds()") == ["aiv-direct", "hccl", "shmem", "udma"]
+    assert "path from HCCL to AIV direct drive (3 steps)" in page.inner_text("#status")
+    assert page.evaluate("atlasMap.edgeCount()") == 3
+    page.go_back()
+    wait_js(page, "atlasMap.selected() === 'aiv-direct'")
+    tab.check_clean()
+
+
+def test_prefix_search_ranks_names_first(browser, real_site):
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
+    try:
+        assert page.evaluate("atlasMap.search('hcc')")[:2] == ["hccl", "hccs"]
+        assert page.evaluate("atlasMap.search('shm')")[0] == "ascend-shmem" or \
+            page.evaluate("atlasMap.search('shm')")[0].startswith("shmem")
+        # every concept comes first for its own id, and ahead of every concept whose names merely
+        # contain the text for its short English name
+        ids = sorted(p.stem for p in (real_site / "concepts").glob("*.html"))
+        bad = page.evaluate("""ids => ids.filter(id => atlasMap.search(id)[0] !== id)""", ids)
+        assert bad == []
+        t.check_clean()
+    finally:
+        t.close()
+
+
+def test_expand_keeps_the_origin_in_view(browser, real_site, artifacts):
+    """Expanding a neighbour of a focus: the focus (the origin) and the expanded concept are both
+    on the canvas, labels stay at 12 px or more, every edge label too."""
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri() + "#concept=hccs", "atlasMap", DESKTOP)
+    try:
+        bad = {}
+        for origin in ("hccs", "hccl", "ascend-shmem", "dma"):
+            for nb in page.evaluate("id => atlasMap.neighbours(id)", origin)[:8]:
+                page.evaluate("id => atlasMap.open(id)", origin)
+                page.evaluate("id => atlasMap.select(id)", nb)
+                r = page.evaluate("""([o, n]) => ({o: atlasMap.inView(o), n: atlasMap.inView(n),
+                    px: atlasMap.labelPx(),
+                    lab: atlasMap.edgeLabels().length ? atlasMap.edgeFontPx() : 99})""", [origin, nb])
+                if not (r["o"] and r["n"] and r["px"] >= MIN_LABEL_PX - 1e-6 and r["lab"] >= MIN_LABEL_PX - 1e-6):
+                    bad[f"{origin}->{nb}"] = r
+        assert bad == {}
+        page.evaluate("atlasMap.open('hccs')")
+        page.evaluate("atlasMap.select('hccl')")
+        page.evaluate("atlasMap.select('ascend-shmem')")
+        assert page.evaluate("atlasMap.trail()")[-3:] == ["hccs", "hccl", "ascend-shmem"]
+        page.screenshot(path=str(artifacts / "explorer-two-expands-1440.png"))
+        t.check_clean()
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_every_edge_label_is_at_least_12_px(browser, real_site, viewport):
+    """vis-network draws an edge label at its font size times the view's scale: at every view
+    the page sets, that is 12 CSS px or more, or the label is not drawn."""
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", viewport)
+    try:
+        if page.evaluate("atlasMap.listMode()"):
+            page.click("#show-graph")
+        small = []
+        for ident in ["hccs", "hccl", "ascend-shmem", "dma", "fabric-memory", "aiv-direct-drive"]:
+            page.evaluate("id => atlasMap.open(id)", ident)
+            boxes = page.evaluate("atlasMap.labelBoxes()")
+            px = page.evaluate("atlasMap.edgeFontPx()")
+            if boxes and px < MIN_LABEL_PX - 1e-6:
+                small.append((ident, px, len(boxes)))
+            # measured: the label's drawn height holds a 12 px line
+            small += [(ident, b["id"]) for b in boxes if b["bottom"] - b["top"] < MIN_LABEL_PX - 0.5]
+        assert small == []
+        t.check_clean()
+    finally:
+        t.close()
+
+
+def test_path_matches_atlas_path(browser, real_site):
+    """The explorer's path has the length of `atlas path` (networkx's shortest path over the
+    relations either way) for random pairs of the bundled atlas: the oracle."""
+    import random
+
+    from atlas import queries
+
+    atlas = load_atlas(ROOT / "data")
+    ids = sorted(c.id for c in atlas.concepts)
+    rnd = random.Random(22)
+    pairs = [tuple(rnd.sample(ids, 2)) for _ in range(60)]
+    t, page = open_at(browser, (real_site / "explorer.html").as_uri(), "atlasMap", DESKTOP)
+    try:
+        got = page.evaluate("ps => ps.map(p => atlasMap.shortestPath(p[0], p[1]))", pairs)
+        for (a, b), ours in zip(pairs, got):
+            want = queries.path(atlas, atlas.concept(a), atlas.concept(b))
+            if not want:
+                assert ours is None, (a, b)
+                continue
+            assert ours[0] == a and ours[-1] == b and len(ours) == len(want) + 1, (a, b)
+            for x, y in zip(ours, ours[1:]):  # each step is a relation of the atlas
+                assert y in page.evaluate("id => atlasMap.neighbours(id)", x)
         t.check_clean()
     finally:
         t.close()

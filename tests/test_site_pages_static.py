@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import calendar
 import hashlib
+import json
 import re
 from datetime import date
 from html.parser import HTMLParser
@@ -20,7 +21,7 @@ from atlas.errors import AtlasError
 from atlas.htmlmap import build_site
 from atlas.htmlmap.pages import reading_pages
 from atlas.htmlmap.timeline import (
-    GAP_MIN, GAP_W, MONTH_W, X0, Scale, date_x, label_width, layout_timeline)
+    GAP_MIN, GAP_W, MARK_GAP, MONTH_W, X0, Scale, date_x, label_width, layout_timeline)
 from atlas.model import Atlas, Concept, Sighting, Text
 from atlas.views import everything
 
@@ -66,8 +67,8 @@ def row_html(html: str, ident: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_overview_rows_in_first_visible_order_undated_last(site):
-    html = read(site, "index.html")
+def test_table_rows_in_first_visible_order_undated_last(site):
+    html = read(site, "table.html")
     found = rows(html)
     # dated by day (hccl 2021, shmem 2024, udma 2025), then the undated ones by id
     assert [i for i, _ in found] == ["hccl", "shmem", "udma", "aiv-direct", "evil", "hccs", "hcomm"]
@@ -78,36 +79,53 @@ def test_overview_rows_in_first_visible_order_undated_last(site):
     assert groups == ["2021", "2024", "2025", "undated"]
 
 
-def test_overview_cells_hold_the_answers_under_their_question(site):
+def test_overview_grid_groups_by_kind_one_glyph_per_question(site):
     html = read(site, "index.html")
+    groups = re.findall(r'<tbody data-group="([^"]+)"', html)
+    assert groups == ["library", "link", "engine", "technique", "concept"]  # the schema's order of kinds
+    assert [i for i, _ in rows(html)] == ["hccl", "hcomm", "shmem", "hccs", "udma", "aiv-direct", "evil"]
+    hcomm = row_html(html, "hcomm")
+    cells = re.findall(r'<td class="(y|n)"', hcomm)  # in the questions' order: address and submit
+    assert cells == ["n", "y", "y", "n", "n", "n"]
+    assert hcomm.count('<td class="y" aria-label="answers 回答">●</td>') == 2
+    assert '<td class="kind" data-k="library"></td>' in hcomm and '<td class="life" data-l="active"></td>' in hcomm
+    assert "communicators" not in hcomm  # the sentences are in the page's data, shown on demand
+    data = json.loads(re.search(r'id="atlas-data">(.*?)</script>', html, re.S).group(1))
+    assert data["sentences"]["hcomm"]["address"] == {"en": "communicators", "zh": "通信域"}
+    assert '<time datetime="2021-03-01">2021</time>' in row_html(html, "hccl")
+    assert 'td[data-k="library"]::before { content: "library"; }' in html  # the words, by CSS
+
+
+def test_table_cells_hold_the_answers_under_their_question(site):
+    html = read(site, "table.html")
     heads = re.findall(r'<th scope="col" class="q" data-q="([a-z]+)">', html)
     assert heads == ["organize", "address", "submit", "move", "link", "peer"]
     row = row_html(html, "hcomm")
     cells = dict(re.findall(r'<td class="ans" data-q="([a-z]+)">(.*?)</td>', row, re.S))
     assert cells["address"] == \
-        '<span><span class="en">communicators</span> <span class="zh" lang="zh">通信域</span></span>'
+        '<span><span class="en" lang="en">communicators</span><span class="zh" lang="zh">通信域</span></span>'
 
     assert "tasks" in cells["submit"] and "任务" in cells["submit"]
     assert cells["organize"].strip() == "" and cells["move"].strip() == ""
     hccl = row_html(html, "hccl")
-    assert 'href="concepts/hccl.html"' in hccl and 'href="explorer.html#concept=hccl"' in hccl
-    assert "2021-03-01" in hccl and "exact" in hccl and "hicann/<wbr>hccl" in hccl
-    assert 'data-repos="hicann/hccl"' in hccl and 'data-qs="organize"' in hccl
+    assert 'href="concepts/hccl.html"' in hccl and "2021-03-01" in hccl and "exact" in hccl
+    assert 'first seen in' in hccl and 'href="repos/hicann/hccl.html"' in hccl
 
 
 def test_overview_as_of_marks_later_rows(tmp_path):
     out = tmp_path / "s"
     build_site(sample_atlas(), out, as_of="2022-01-01")
-    later = [i for i, cls in rows(read(out, "index.html")) if "later" in cls.split()]
-    assert later == ["shmem", "udma"]
+    for page in ("index.html", "table.html"):
+        later = [i for i, cls in rows(read(out, page)) if "later" in cls.split()]
+        assert sorted(later) == ["shmem", "udma"]
     # the default as-of is the cut-off: nothing is later
     build_site(sample_atlas(), tmp_path / "t")
     assert not [i for i, cls in rows(read(tmp_path / "t", "index.html")) if "later" in cls.split()]
 
 
-def test_overview_lists_flows_and_questions(site):
-    html = read(site, "index.html")
-    assert 'id="flows"' in html and 'href="flow-udma-put.html"' in html
+def test_flows_page_and_table_questions(site):
+    assert 'href="flow-udma-put.html"' in read(site, "flows.html")
+    html = read(site, "table.html")
     assert "Who does organize?" in html and "organize explained" in html
 
 
@@ -132,8 +150,10 @@ def test_concept_page_holds_the_whole_card(site):
 def test_concept_page_relations_both_ways_claims_flows(site):
     udma = read(site, "concepts/udma.html")
     # incoming relations under their inverse names, linked to the source concept
-    assert re.search(r'used-by →</span> <a class="concept-link" href="shmem.html">', udma)
-    assert re.search(r'receives-work-from →</span> <a class="concept-link" href="aiv-direct.html">', udma)
+    rel = (r'<span class="rel" data-type="{}"><span class="en" lang="en">{}</span>'
+           r'<span class="zh" lang="zh">[^<]+</span> →</span> <a class="concept-link" href="{}.html">')
+    assert re.search(rel.format("used-by", "used by", "shmem"), udma)
+    assert re.search(rel.format("receives-work-from", "receives work from", "aiv-direct"), udma)
     assert "pending-deprecation" in udma
     aiv = read(site, "concepts/aiv-direct.html")
     assert "missing-concept" in aiv and 'href="missing-concept.html"' not in aiv  # unknown: no link
@@ -167,8 +187,9 @@ def test_injection_stays_text(site, name):
     if name in ("index.html", "concepts/evil.html"):
         assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in html
     scripts = re.findall(r"<script\b[^>]*>", html)
-    assert len(scripts) == (0 if name.startswith("concepts/") else 1)
-    assert all(s == "<script>" for s in scripts)
+    # one inline script (the language switch, then the page's own); the overview adds its data
+    assert scripts == (['<script type="application/json" id="atlas-data">', "<script>"]
+                       if name == "index.html" else ["<script>"])
 
 
 class Tags(HTMLParser):
@@ -194,16 +215,14 @@ def test_offline_and_csp(site, name):
     assert "default-src 'none'" in csp and "form-action 'none'" in csp
     script_src = csp.split("script-src ")[1].split(";")[0]
     m = re.search(r"<script>(.*?)</script>", html, re.S)
-    if m is None:
-        assert script_src == "'none'"
-    else:
-        digest = base64.b64encode(hashlib.sha256(m.group(1).encode()).digest()).decode()
-        assert script_src == f"'sha256-{digest}'"
+    digest = base64.b64encode(hashlib.sha256(m.group(1).encode()).digest()).decode()
+    assert script_src == f"'sha256-{digest}'"
     # every link is ours (relative) or a browsable http(s) URL; never javascript: or data:
     hrefs = [a["href"] for t, a in tags if "href" in a]
     assert hrefs
     for href in hrefs:
-        assert re.match(r"^(https?://|#|\.\./|[a-z0-9-]+\.html|(concepts|api)/[a-z0-9-]+\.html)", href), href
+        local = r"[a-z0-9-]+\.html|(concepts|api)/[a-z0-9-]+\.html|repos/[\w.-]+/[\w.-]+\.html"
+        assert re.match(rf"^(https?://|#|\.\./|{local})", href), href
 
 
 def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):
@@ -211,10 +230,10 @@ def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):
     for out in (a, b):
         out.mkdir()
         for path, html in reading_pages(everything(bundled), out, bundled.cutoff):
-            path.parent.mkdir(exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(html, encoding="utf-8")
     files = sorted(p.relative_to(a) for p in a.rglob("*.html"))
-    assert len(files) == 2 + len(bundled.concepts)
+    assert len(files) == 7 + len(bundled.flows) + len(bundled.concepts) + len(bundled.repositories)
     for rel in files:
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
 
@@ -222,7 +241,7 @@ def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):
 def test_bundled_overview_and_concept_pages(tmp_path, bundled):
     pages = dict((str(p.relative_to(tmp_path)), html) for p, html in
                  reading_pages(everything(bundled), tmp_path, bundled.cutoff))
-    found = rows(pages["index.html"])
+    found = rows(pages["table.html"])
     assert len(found) == len(bundled.concepts)
     dates = [bundled.first_visible(i).date if bundled.first_visible(i) else "" for i, _ in found]
     dated = [d for d in dates if d]
@@ -294,7 +313,8 @@ def test_timeline_events_lanes_and_lines(site):
                                      ("udma", "2025-01-02", "hicann/shmem", "c" * 40)])
     assert re.findall(r'<text class="lane-name"[^>]*>([^<]+)</text>', html) == \
         ["hicann/hccl", "hicann/shmem"]
-    assert "cut-off 2026-08-26" in html and "as of 2026-08-26" in html
+    assert re.search(r'cut-off</tspan><tspan class="zh" lang="zh">截止</tspan> 2026-08-26</text>', html)
+    assert '<tspan id="asof-day">2026-08-26</tspan>' in html
     assert "sha " + "a" * 40 in html and "probe term: HCCL" in html  # the <title> of a mark
     assert 'class="muted below"' not in html  # every repository has a lane: no list of others
 
@@ -370,23 +390,27 @@ def test_scales_match_oracle_and_keep_order(a, b, kept):
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["r/a", "r/b", "r/c"]), DAYS,
-                          st.text(alphabet="abcdefghij 集合通信", min_size=1, max_size=30)),
+                          st.text(alphabet="abcdefghij 集合通信", min_size=1, max_size=30),
+                          st.text(alphabet="abc 集合通信库", max_size=12)),
                 min_size=1, max_size=40))
 def test_timeline_labels_never_overlap(items):
     concepts, sightings = [], []
-    for i, (repo, day, name) in enumerate(items):
+    for i, (repo, day, name, zh) in enumerate(items):
         cid = f"c{i}"
-        concepts.append(Concept(cid, "library", Text(name.strip() or cid, "")))
+        concepts.append(Concept(cid, "library", Text(name.strip() or cid, zh.strip())))
         sightings.append(Sighting(cid, repo, "term", "x", True, sha="f" * 40,
                                   committer_date=day.isoformat() + "T12:00:00+00:00"))
     tl = layout_timeline(everything(Atlas(concepts=concepts, sightings=sightings)), "2026-08-26")
     assert sum(len(lane.events) for lane in tl.lanes) == len(items)
     for lane in tl.lanes:
         assert lane.y1 > lane.y0
-        boxes = [(e.y, e.x - 6, e.x + 9 + label_width(e.label)) for e in lane.events]
+        # a label's extent holds both languages (what "both" shows), never cut
+        assert all("\u2026" not in e.label for e in lane.events)
+        boxes = [(e.y, e.x - 6, e.x + 1 + e.extent) for e in lane.events]
         for e in lane.events:
+            assert e.extent >= MARK_GAP + label_width(e.label) + (label_width(e.label_zh) if e.label_zh else 0)
             assert lane.y0 < e.y < lane.y1
-            assert e.x + 9 + label_width(e.label) <= tl.width  # inside the picture
+            assert e.x + 1 + e.extent <= tl.width  # inside the picture
         for i, (y1, l1, r1) in enumerate(boxes):
             for y2, l2, r2 in boxes[i + 1:]:
                 assert y1 != y2 or r1 <= l2 or r2 <= l1, "two labels overlap"

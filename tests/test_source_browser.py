@@ -151,6 +151,7 @@ def test_evidence_opens_the_source_page_first_with_upstream_beside(tab, built):
     local = page.query_selector_all("a.pin.local")
     assert local and all(a.get_attribute("href").startswith("../source/") for a in local)
     assert page.query_selector("a.pin.local + a.upstream") is not None
+    assert page.query_selector("#claims a.pin.local") is not None  # a claim's pins too
     page.goto((site / "flow-put-signal.html").as_uri())
     until(page, "window.atlasFlow && window.atlasFlow.ready")
     assert page.get_attribute(".workspace-link a", "href") == "code-put-signal.html"
@@ -158,7 +159,38 @@ def test_evidence_opens_the_source_page_first_with_upstream_beside(tab, built):
     until(page, "document.querySelector('#card a.pin.local')")
     href = page.get_attribute("#card a.pin.local", "href")
     assert href.startswith("source/example/shmem/") and href.endswith("put.c.html#L11")
+    assert page.query_selector("#card a.pin.local + a.upstream") is not None
+    # the step panel opens the code workspace at the selected step
+    assert page.get_attribute("#card .code-link a", "href") == "code-put-signal.html#step-put"
+    page.click("#card .code-link a")
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    assert page.evaluate("atlasWorkspace.state().step") == "put"
+    # the explorer's card opens the source page too
+    page.goto((site / "explorer.html").as_uri() + "#concept=lib-c")
+    until(page, "window.atlasMap && window.atlasMap.ready")
+    until(page, "document.querySelector('#card a.pin.local')")
+    assert all(a.get_attribute("href").startswith("source/") for a in page.query_selector_all("#card a.pin.local"))
+    assert page.query_selector("#card a.pin.local + a.upstream") is not None
     tab.check_clean()
+
+
+def test_flow_page_without_javascript_links_source_and_workspace(browser, built):
+    """Built from clones, the HTML flow page reads without script: every step with a pin links
+    its source page and the workspace at that step."""
+    site, _data, _c1 = built
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto((site / "flow-put-signal.html").as_uri())
+        assert page.get_attribute(".workspace-link a", "href") == "code-put-signal.html"
+        local = page.get_attribute("#step-put .detail a.pin.local", "href")
+        assert local.startswith("source/example/shmem/") and local.endswith("put.c.html#L11")
+        assert page.get_attribute("#step-put .code-link a", "href") == "code-put-signal.html#step-put"
+        page.click("#step-put .code-link a")
+        assert page.url.endswith("code-put-signal.html#step-put")
+        assert page.evaluate("document.getElementById('step-put').getBoundingClientRect().top") < 900
+    finally:
+        ctx.close()
 
 
 def test_without_clones_the_pages_say_which_clone_brings_the_source(tmp_path):
@@ -173,3 +205,37 @@ def test_without_clones_the_pages_say_which_clone_brings_the_source(tmp_path):
     assert "atlas refresh --clone --repo example/hccl" in text and "a.pin.local" not in text
     assert 'class="pin local"' not in text
     assert "atlas refresh --clone" in (site / "flow-put-signal.html").read_text(encoding="utf-8")
+
+
+CODE_PAGES = [("flow-put-signal.html", "atlasFlow", "#step=put"),
+              ("code-put-signal.html", "atlasWorkspace", "#step=put"),
+              ("concepts/lib-c.html", None, ""), ("explorer.html", "atlasMap", "#concept=lib-c"), ("source", None, "")]
+
+
+@pytest.mark.parametrize("name,hook,frag", CODE_PAGES, ids=[p[0] for p in CODE_PAGES])
+def test_pages_built_from_clones_clean_narrow_and_in_one_language(browser, built, artifacts, name, hook, frag):
+    """The pages a build from clones changes or adds, at 1440 and 390: axe-clean, no request
+    outside file:, no sideways scroll, and every visible string in the chosen language."""
+    from test_site_pages import LANGUAGE_CHECK, no_sideways_scroll, open_page, set_lang
+
+    site, _data, c1 = built
+    path = _put_page(site, c1) if name == "source" else site / name
+    shot = "code-" + name.replace("/", "-").removesuffix(".html")
+    t = Page(browser)
+    try:
+        t.page.set_viewport_size({"width": 1440, "height": 900})
+        page = open_page(t, path, hook, frag)
+        assert axe_violations(page) == [] and no_sideways_scroll(page)
+        for lang in ("en", "zh"):
+            set_lang(page, lang)
+            assert page.evaluate(LANGUAGE_CHECK, lang) == [], (name, lang)
+            page.screenshot(path=str(artifacts / f"{shot}-{lang}-1440.png"))
+        set_lang(page, "en")
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_timeout(200)
+        assert no_sideways_scroll(page), name
+        assert axe_violations(page) == []
+        page.screenshot(path=str(artifacts / f"{shot}-390.png"))
+        t.check_clean()
+    finally:
+        t.close()

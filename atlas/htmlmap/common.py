@@ -1,33 +1,46 @@
 """What every page of the site shares: file names, the templates and assets, safe JSON inside a
-page, and the two page frames (document pages, whose script is optional, and the graph pages,
-which carry their data as one JSON block and may load the shared vis-network file).
+page, the text helpers every template uses (both languages, inline code, vocabulary names, links
+to evidence) and the two page frames (document pages, which read completely without script, and
+the graph pages, which carry their data as one JSON block and may load the shared vis-network
+file).
 
 Every page carries a Content-Security-Policy with `default-src 'none'` and its one inline script
-allowed by hash, so nothing is fetched from anywhere.
+allowed by hash, so nothing is fetched from anywhere. Every page has the same language switch
+(English, 中文 or both): radio buttons that rule the page through CSS alone, and a small script
+(`lang.js`, part of every page's script) that remembers the choice across pages.
 """
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup, escape
 
 from ..errors import AtlasError
-from ..model import ID_RE, utc_day
+from ..model import ID_RE, REPO_RE, utc_day
+from ..views import label
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
 ASSETS = HERE / "assets"
 VIS_FILE = "vis-network.min.js"  # the one shared copy, next to the pages
-OVERVIEW = "index.html"
+OVERVIEW = "index.html"  # the compact general map
+TABLE = "table.html"  # the full table, every answer written out (find, print)
+MAP = "map.html"  # the two-axis picture: question lanes across, first visible year down
 EXPLORER = "explorer.html"
 TIMELINE = "timeline.html"
+FLOWS = "flows.html"
+REPOS = "repos.html"
+SEED = "seed.html"
 CONCEPTS = "concepts"
+REPO_DIR = "repos"
 SITE_TITLE = {"en": "Ascend communication atlas", "zh": "昇腾通信图谱"}
 
 
@@ -48,6 +61,13 @@ class SourceLinks:
         self.pages: dict[str, str] = {}
         self.absent: list[str] = []
         self.workspaces: dict[str, str] = {}  # flow id -> its code workspace page
+        self.built: list[tuple[Path, str]] = []  # (path, html) of the source pages and workspaces
+        self.api: dict[str, str] = {}  # repository -> its API page, when the build writes one
+
+    def api_href(self, repo: str, name: str, root: str) -> str:
+        """The row of an API symbol on its repository's API page ("" when the build has no such page)."""
+        page = self.api.get(repo)
+        return f"{root}{page}#q={quote(name, safe='')}" if page else ""
 
     def href(self, ev: Any, root: str) -> str:
         """The local page of an evidence view's pinned lines ("" when its file has none)."""
@@ -55,15 +75,19 @@ class SourceLinks:
         page = self.pages.get(f"{pin['repo']}@{pin['sha']}:{pin['path']}") if pin else None
         return f"{root}{page}#L{pin['start']}" if page and pin else ""
 
-    def note(self, evidence: list) -> str:
-        """What a page says when some of its pins point into repositories without a clone."""
+    def note(self, evidence: list) -> dict[str, str]:
+        """What a page says, in both languages, when some of its pins point into repositories
+        without a clone ({} when none do)."""
         repos = sorted({ev["pin"]["repo"] for ev in evidence if ev.get("pin")} & set(self.absent))
         if not repos:
-            return ""
+            return {}
         flags = " ".join(f"--repo {r}" for r in repos)
-        return (f"The source behind the pins into {', '.join(repos)} is not in this site: no local clone. "
-                f"`atlas refresh --clone {flags}` and then `atlas map` bring it in, with every line, call and "
-                "caller; until then those pins link upstream.")
+        names = ", ".join(f"`{r}`" for r in repos)
+        return {"en": f"The source behind the pins into {names} is not in this site: no local clone. "
+                      f"`atlas refresh --clone {flags}` and then `atlas map` bring it in, with every line, call "
+                      "and caller; until then those pins link upstream.",
+                "zh": f"指向 {names} 的源码不在本站点中：没有本地克隆。运行 `atlas refresh --clone {flags}` 再运行 "
+                      "`atlas map` 即可带入每一行、每个调用与调用者；在此之前这些位置链接到上游。"}
 
 
 def concept_file(ident: str) -> str:
@@ -82,6 +106,14 @@ def flow_file(ident: str) -> str:
     return f"flow-{ident}.html"
 
 
+def repo_file(rid: str) -> str:
+    """The page of a repository (`owner/name`), relative to the site root: repos/<owner>/<name>.html."""
+    if not REPO_RE.match(rid):
+        raise AtlasError(f"repository id {rid!r} cannot name a page", "repositories",
+                         hint="repository ids are owner/name")
+    return f"{REPO_DIR}/{rid}.html"
+
+
 def script_json(obj) -> str:
     """JSON safe inside <script>: sorted, compact, with <, >, &, U+2028 and U+2029 escaped."""
     text = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -97,54 +129,109 @@ def csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
+# ---------------------------------------------------------------------------------------------
+# text
+# ---------------------------------------------------------------------------------------------
+
+CODE_RE = re.compile(r"`([^`\n]+)`")
+
+
+def md(text: str) -> Markup:
+    """The Markdown the data uses, as HTML: inline code spans (`x`); everything escaped. An
+    unpaired backtick stays a backtick. assets/common.js `md` does the same in the pages' scripts."""
+    out, at = [], 0
+    for m in CODE_RE.finditer(text):
+        out.append(str(escape(text[at:m.start()])))
+        out.append("<code>" + str(escape(m.group(1))) + "</code>")
+        at = m.end()
+    out.append(str(escape(text[at:])))
+    return Markup("".join(out))
+
+
+def _lang_span(lang: str, text: str, mono: bool) -> str:
+    cls = lang + (" mono" if mono else "")
+    return f'<span class="{cls}" lang="{lang}">' + str(md(text)) + "</span>"
+
+
 def bi(t: dict | None, tag: str = "span", cls: str = "") -> Markup:
-    """Both languages of a {en, zh} text, each in its own element and escaped; "" when empty.
+    """Both languages of a {en, zh} text, each in its own element (`.en`, `.zh`), code spans
+    rendered and everything escaped; "" when empty. A text the data holds in one language only is
+    marked `mono`: it shows whatever language is chosen.
 
     A template global rather than a macro: it runs for every cell, and a Python function is
     many times faster than a Jinja macro call. `tag` and `cls` come from our templates only."""
     if not t or not (t.get("en") or t.get("zh")):
         return Markup("")
-    parts = []
-    if t.get("en"):
-        parts.append('<span class="en">' + str(escape(t["en"])) + "</span>")
-    if t.get("zh"):
-        parts.append('<span class="zh" lang="zh">' + str(escape(t["zh"])) + "</span>")
+    en, zh = t.get("en") or "", t.get("zh") or ""
+    mono = not (en and zh)
+    parts = [_lang_span(lang, s, mono) for lang, s in (("en", en), ("zh", zh)) if s]
     attr = ' class="' + str(escape(cls)) + '"' if cls else ""
-    return Markup(f"<{tag}{attr}>{' '.join(parts)}</{tag}>")
+    return Markup(f"<{tag}{attr}>{''.join(parts)}</{tag}>")
+
+
+def tr(en: str, zh: str) -> Markup:
+    """A string of the site itself in both languages (only our templates call it)."""
+    return Markup(f'<span class="en" lang="en">{escape(en)}</span><span class="zh" lang="zh">{escape(zh)}</span>')
+
+
+def term(vocabulary: str, value: str) -> Markup:
+    """A vocabulary value (a kind, a lifecycle, a precision ...) by its name in both languages."""
+    t = label(vocabulary, value)
+    return tr(t["en"], t["zh"])
+
+
+def ev_href(ev: dict, root: str = "") -> str:
+    """Where an evidence item links: a seed citation to its summary on the seed page, else its URL."""
+    if ev.get("seed_page"):
+        return f"{root}{SEED}#page-{ev['seed_page']}"
+    return ev.get("url") or ""
+
+
+def ev_text(ev: dict) -> str:
+    """The visible text of an evidence link: the pin or URL as written, the seed page by number."""
+    if ev.get("seed_page"):
+        return f"seed #page-{ev['seed_page']}"
+    return ev.get("source") or ev.get("url") or ""
 
 
 @lru_cache(maxsize=1)
 def env() -> Environment:
     e = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                     keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    e.globals["bi"] = bi
+    e.globals.update(bi=bi, tr=tr, term=term, md=md, ev_href=ev_href, ev_text=ev_text, repo_file=repo_file,
+                     concept_file=concept_file, flow_file=flow_file)
     e.filters["day"] = utc_day  # a timestamp shown to people: its UTC day
     return e
+
+
+def _scripts(*names: str) -> str:
+    """Our inline script: the language switch, then the page's own assets."""
+    return "\n".join(asset(n) for n in ("lang.js", *names) if n)
 
 
 def document_page(template: str, title: str, root: str, current: str, script: str = "",
                   **context) -> str:
     """A page that reads as a document, through `template` (which extends base.html). `root`
-    leads back to the site's top folder ("" or "../"); `script` names an asset run inline,
-    allowed by its hash."""
-    code = asset(script) if script else ""
-    csp = ("default-src 'none'; script-src " + (csp_hash(code) if code else "'none'") +
+    leads back to the site's top folder ("" or "../"); `script` names an asset run inline after
+    the language switch, allowed by its hash."""
+    code = _scripts(script)
+    csp = ("default-src 'none'; script-src " + csp_hash(code) +
            "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
     return env().get_template(template).render(
         title=title, lang="en", csp=Markup(csp), style=Markup(asset("pages.css")),
-        script=Markup(code) if code else "", data="", vis="", root=root, current=current,
+        script=Markup(code), data=context.pop("data", ""), vis="", root=root, current=current,
         site=SITE_TITLE, **context)
 
 
 def graph_page(template: str, title: str, data: dict, script: str, lang: str = "en",
-               vis: bool = False, **extra) -> str:
+               vis: bool = False, root: str = "", **extra) -> str:
     """A graph page through `template`, its data one JSON block. `vis=True` loads the shared
     vis-network file, allowed by `'self'` in the CSP (Chromium matches 'self' for a file:// page's
     own directory files); our own script is inline and allowed by its hash."""
-    ours = asset("common.js") + "\n" + asset(script)
+    ours = _scripts("common.js", script)
     csp = ("default-src 'none'; script-src " + ("'self' " if vis else "") + csp_hash(ours) +
            "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
     return env().get_template(template).render(
         title=title, lang=lang, csp=Markup(csp), style=Markup(asset("style.css")),
         vis_src=VIS_FILE if vis else "", script=Markup(ours), data=Markup(script_json(data)),
-        **extra)
+        root=root, site=SITE_TITLE, **extra)

@@ -49,3 +49,51 @@ def flow_levels(flow: FlowView) -> dict[str, int]:
         if preds[sid]:
             level[sid] = max(level[p] for p in preds[sid]) + 1
     return level
+
+
+def _descendants(start: str, succ: dict[str, list[str]]) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        for t in succ.get(todo.pop(), []):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return seen
+
+
+def _branches(flow: FlowView, succ: dict[str, list[str]]) -> dict[str, dict]:
+    """Each choice of the flow with its branches: the option's target and the steps only it leads
+    to (reached from no other option of the same choice), in the flow's order."""
+    order = {s["id"]: i for i, s in enumerate(flow["steps"])}
+    out: dict[str, dict] = {}
+    for ch in flow["choices"]:
+        reach = {o["to"]: _descendants(o["to"], succ) for o in ch["options"]}
+        branches = []
+        for o in ch["options"]:
+            others = set().union(*(r for t, r in reach.items() if t != o["to"]))
+            own = sorted((reach[o["to"]] - others) - {ch["from"]}, key=order.__getitem__)
+            branches.append({"label": o["label"], "steps": own})
+        out[ch["from"]] = {"from": ch["from"], "branches": branches}
+    return out
+
+
+def flow_blocks(flow: FlowView) -> list[dict]:
+    """The flow page's step list, top-down: blocks of steps that share a level (drawn side by side:
+    they run alongside), and after the step that opens a choice, one block of its alternatives
+    (one column per branch, labelled with its condition). Every step appears exactly once.
+
+    [{"kind": "level", "steps": [ids]} | {"kind": "choice", "from": id, "branches": [{label, steps}]}]"""
+    succ: dict[str, list[str]] = {s["id"]: [] for s in flow["steps"]}
+    for e in flow["edges"]:
+        if e["from"] in succ and e["to"] in succ:
+            succ[e["from"]].append(e["to"])
+    choices = _branches(flow, succ)
+    in_branch = {sid for ch in choices.values() for b in ch["branches"] for sid in b["steps"]}
+    levels = flow_levels(flow)
+    blocks: list[dict] = []
+    for lvl in sorted(set(levels.values())):
+        ids = [s["id"] for s in flow["steps"] if levels[s["id"]] == lvl and s["id"] not in in_branch]
+        if ids:
+            blocks.append({"kind": "level", "steps": ids})
+        blocks.extend({"kind": "choice", **choices[sid]} for sid in ids if sid in choices)
+    return blocks

@@ -1,5 +1,5 @@
-"""The site: `build_site` writes every page (the document pages come from `pages`), and this
-module builds the graph pages itself: the relation explorer and one page per flow.
+"""The site: `build_site` writes every page (the document pages, flows included, come from
+`pages`), and this module builds the graph page itself: the relation explorer.
 
 The pages work from file:// without any network. The vis-network script that ships inside the
 installed pyvis wheel is written once next to the pages (`vis-network.min.js`, never copied into
@@ -10,17 +10,17 @@ and U+2028/U+2029 escaped; the page scripts set text with textContent only.
 """
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from ..errors import AtlasError, Location
-from ..model import EDGE_TYPES, KINDS, LIFECYCLES, SYMMETRIC, Atlas, utc_day
-from ..views import AtlasViews, Card, FlowView, answered, everything
+from ..model import KINDS, LIFECYCLES, SYMMETRIC, Atlas, utc_day
+from ..text import norm
+from ..views import LABELS, AtlasViews, Card, answered, everything
 from .common import EXPLORER, VIS_FILE, SourceLinks, SourceTables, flow_file, graph_page
-from .layout import flow_levels, lane_key, lanes, marks
+from .layout import lane_key, lanes, marks
 from .overview import search_keys
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -60,17 +60,7 @@ def _edge_colour(colour: str) -> dict:
     return {"color": colour, "highlight": colour, "hover": colour, "inherit": False}
 
 
-FLOW_EDGE_STYLE: dict[str, dict[str, Any]] = {  # type -> vis edge options
-    "data": {"color": _edge_colour("#2b6cb0"), "width": 3, "dashes": False},
-    "sync": {"color": _edge_colour("#c05621"), "width": 2, "dashes": [8, 4]},
-    "control": {"color": _edge_colour("#805ad5"), "width": 2, "dashes": [2, 4]},
-    "order": {"color": _edge_colour("#718096"), "width": 1.5, "dashes": [1, 6]},
-}
-ACTOR_PALETTE = ("#bee3f8", "#fed7d7", "#c6f6d5", "#fefcbf", "#e9d8fd", "#feebc8", "#b2f5ea",
-                 "#fed7e2", "#e2e8f0", "#c3dafe")
 
-NAME_EN_MAX = 34  # explorer node label: short English name (wraps inside the box)
-NAME_ZH_MAX = 14  # and short Chinese name; the tooltip and the card give the full names
 PAREN_RE = re.compile(r"\s*[(\uff08].*$", re.S)
 
 
@@ -79,26 +69,25 @@ PAREN_RE = re.compile(r"\s*[(\uff08].*$", re.S)
 # ---------------------------------------------------------------------------------------------
 
 
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+def short_name(name: str) -> str:
+    """A node's name without its parenthesised expansion ("HCCL (Huawei ...)" -> "HCCL"), never cut:
+    the page wraps it between words inside the box."""
+    return PAREN_RE.sub("", name).strip() or name.strip()
 
 
-def short_name(name: str, limit: int) -> str:
-    """A node's name without its parenthesised expansion ("HCCL (Huawei ...)" -> "HCCL")."""
-    base = PAREN_RE.sub("", name).strip() or name.strip()
-    return _short(base, limit)
+def node_labels(c: Card) -> dict[str, str]:
+    """A node's label in each language choice of the page (en, zh, both): its short names and a
+    mark naming the other questions it answers."""
+    en = short_name(c["names"]["en"] or c["id"])
+    zh = short_name(c["names"]["zh"]) if c["names"]["zh"] else ""
+    zh = zh if zh != en else ""
+    others = marks(c)
+    mark = "\n+ " + ", ".join(others) if others else ""
+    return {"en": en + mark, "zh": (zh or en) + mark, "both": en + ("\n" + zh if zh else "") + mark}
 
 
 def node_label(c: Card) -> str:
-    en, zh = c["names"]["en"] or c["id"], c["names"]["zh"]
-    label = short_name(en, NAME_EN_MAX)
-    zh_base = short_name(zh, 10_000) if zh else ""
-    if zh_base and zh_base != short_name(en, 10_000):
-        label += "\n" + _short(zh_base, NAME_ZH_MAX)
-    others = marks(c)
-    if others:
-        label += "\n+ " + ", ".join(others)
-    return label
+    return node_labels(c)["both"]
 
 
 def node_title(c: Card) -> str:
@@ -151,6 +140,7 @@ def _network(**kwargs):
 FONT = "system-ui, -apple-system, Segoe UI, Noto Sans, Noto Sans CJK SC, sans-serif"
 NODE_W = 108  # explorer box text width (canvas px at scale 1)
 NODE_FONT = 14  # canvas px; the page never sets a scale below 12 / NODE_FONT
+EDGE_FONT = 14  # canvas px: an edge label is 12 CSS px or more at every scale the page sets
 
 
 def explorer_options() -> dict:
@@ -170,7 +160,7 @@ def explorer_options() -> dict:
                   "widthConstraint": {"minimum": NODE_W, "maximum": NODE_W},
                   "font": {"size": NODE_FONT, "face": FONT, "color": "#1a202c", "multi": False}},
         "edges": {"smooth": False, "arrows": {"to": {"enabled": True, "scaleFactor": 0.6}},
-                  "font": {"size": 13, "face": FONT, "align": "horizontal", "color": "#1a202c",
+                  "font": {"size": EDGE_FONT, "face": FONT, "align": "horizontal", "color": "#1a202c",
                            "strokeWidth": 4, "strokeColor": "#ffffff"},
                   "width": 1.5, "selectionWidth": 1.5, "hoverWidth": 1.5},
         "groups": groups,
@@ -183,8 +173,9 @@ def build_explorer_network(cards: list[Card]):
     lane_ix = {k: i for i, k in enumerate(lanes())}
     nodes = []
     for c in cards:
-        node = {"id": c["id"], "label": node_label(c), "title": node_title(c), "group": c["kind"],
-                "lane": lane_ix[lane_key(c)]}
+        labels = node_labels(c)
+        node = {"id": c["id"], "label": labels["both"], "labels": labels, "title": node_title(c),
+                "group": c["kind"], "lane": lane_ix[lane_key(c)]}
         if c["kind"] not in KIND_STYLE:
             node["color"] = {"background": tint(OTHER_KIND[0]), "border": OTHER_KIND[0]}
         if c["lifecycle"]["status"] in ("deprecated", "pending-deprecation"):
@@ -194,57 +185,6 @@ def build_explorer_network(cards: list[Card]):
     net.edges = []  # relations travel compactly in the page data (see explorer_data)
     net.options = explorer_options()
     return net
-
-
-FLOW_W = 260  # flow step box width (canvas px); the page narrows it on small screens
-FLOW_FONT = 14
-
-
-def build_flow_network(flow: FlowView):
-    net = _network()
-    levels = flow_levels(flow)
-    actors = sorted({s["actor"] for s in flow["steps"]})
-    colour = {a: ACTOR_PALETTE[i % len(ACTOR_PALETTE)] for i, a in enumerate(actors)}
-    nodes = []
-    for s in flow["steps"]:
-        en = s["label"]["en"] or s["id"]
-        zh = s["label"]["zh"] if s["label"]["zh"] and s["label"]["zh"] != en else ""
-        nodes.append({"id": s["id"], "labels": {"en": en, "zh": zh or en,
-                                                "both": en + ("\n" + zh if zh else "")},
-                      "label": en + ("\n" + zh if zh else ""), "level": levels[s["id"]],
-                      "title": f"{en}\n{zh}\nactor: {s['actor']}" if zh else f"{en}\nactor: {s['actor']}",
-                      "color": {"background": colour[s["actor"]], "border": "#4a5568",
-                                "highlight": {"background": "#fefcbf", "border": "#1a202c"},
-                                "hover": {"background": colour[s["actor"]], "border": "#1a202c"}}})
-    ids = set(levels)
-    edges = []
-    for i, e in enumerate(flow["edges"]):
-        if e["from"] not in ids or e["to"] not in ids:
-            continue
-        edge = {"id": f"f{i}", "from": e["from"], "to": e["to"], "label": e["label"] or e["type"],
-                "arrows": "to"}
-        edge.update(json.loads(json.dumps(FLOW_EDGE_STYLE.get(e["type"], FLOW_EDGE_STYLE["order"]))))
-        edges.append(edge)
-    net.nodes = nodes
-    net.edges = edges
-    net.options = _flow_options()
-    return net, colour
-
-
-def _flow_options() -> dict:
-    return {
-        "physics": {"enabled": False},
-        "layout": {"improvedLayout": False, "randomSeed": 1},
-        "interaction": {"hover": True, "dragNodes": False, "zoomView": False,
-                        "dragView": True, "keyboard": {"enabled": False}},
-        "nodes": {"shape": "box", "margin": 10, "borderWidth": 1, "borderWidthSelected": 3,
-                  "widthConstraint": {"minimum": FLOW_W, "maximum": FLOW_W},
-                  "font": {"size": FLOW_FONT, "face": FONT, "color": "#1a202c", "multi": False}},
-        "edges": {"smooth": False, "font": {"size": 12, "face": FONT, "align": "middle",
-                                            "color": "#1a202c", "strokeWidth": 4,
-                                            "strokeColor": "#ffffff"},
-                  "arrows": {"to": {"enabled": True, "scaleFactor": 0.7}}},
-    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +220,33 @@ def _edges(cards: list[Card]) -> tuple[list[str], list[list[int]]]:
     return types, [list(r) for r in rels]
 
 
+# What the explorer's card never shows: the sightings (it shows the first), the names of the concepts
+# a card refers to (the page has every concept's names), where the card is defined, why it is undated
+DROPPED = ("history", "labels", "defined_at", "undated")
+
+
+def _has_text(t: Any) -> bool:
+    return bool(t["en"] or t["zh"])
+
+
+def explorer_card(c: Card) -> dict:
+    """A card as the explorer carries it: the CLI's keys, without what the page never shows, and its
+    relations without the other concept's name (the page looks it up) and without empty notes. The
+    page data of 10,000 concepts shrinks by a third."""
+    out = {k: v for k, v in c.items() if k not in DROPPED}
+    out["relations"] = [{"relation": g["relation"], "type": g["type"], "concepts": [
+        {k: v for k, v in x.items() if k != "name" and not (k == "note" and not _has_text(v))}
+        for x in g["concepts"]]} for g in c["relations"]]
+    return out
+
+
+def name_keys(c: Card) -> list[str]:
+    """The folded names that rank first in the explorer's search: id, names and short names."""
+    names = [c["id"], c["names"]["en"], c["names"]["zh"], short_name(c["names"]["en"] or c["id"]),
+             short_name(c["names"]["zh"]) if c["names"]["zh"] else ""]
+    return sorted({norm(n) for n in names if n and norm(n)})
+
+
 def explorer_data(v: AtlasViews, net, as_of: str) -> dict:
     cards = v["cards"]
     rel_types, rels = _edges(cards)
@@ -293,21 +260,12 @@ def explorer_data(v: AtlasViews, net, as_of: str) -> dict:
         "repos": sorted({r["id"] for c in cards for r in c["repositories"]}),
         "relTypes": [{"type": t, "color": RELATION_COLOURS.get(t, "#4a5568"), "symmetric": t in SYMMETRIC}
                      for t in rel_types],
-        "rels": rels, "concepts": cards, "claims": v["claims"],
+        "rels": rels, "concepts": [explorer_card(c) for c in cards], "claims": v["claims"],
         "days": first_days, "keys": {c["id"]: search_keys(c) for c in cards},
+        "nameKeys": {c["id"]: name_keys(c) for c in cards}, "vocab": LABELS,
         "flows": [{"id": f["id"], "file": flow_file(f["id"]), "title": f["title"], "summary": f["summary"],
                    "steps": len(f["steps"])} for f in v["flows"]],
         "nodes": net.nodes, "options": net.options,
-    }
-
-
-def flow_data(flow: FlowView, net, colours: dict[str, str]) -> dict:
-    return {
-        "flow": flow, "meta": {"minFont": 12, "boxW": FLOW_W},
-        "actors": [{"name": a, "color": c} for a, c in colours.items()],
-        "edgeTypes": [{"type": t, "color": FLOW_EDGE_STYLE[t]["color"]["color"],
-                       "dashes": FLOW_EDGE_STYLE[t]["dashes"]} for t in EDGE_TYPES],
-        "nodes": net.nodes, "edges": net.edges, "options": net.options,
     }
 
 
@@ -323,27 +281,33 @@ def explorer_page(v: AtlasViews, out: Path, as_of: str, links: SourceLinks | Non
                                       data, "map.js", vis=True, current="explorer")
 
 
-def flow_pages(v: AtlasViews, out: Path, links: SourceLinks | None = None) -> list[tuple[Path, str]]:
-    links = links or SourceLinks()
-    pages = []
-    for flow in v["flows"]:
-        fnet, colours = build_flow_network(flow)
-        title = flow["title"]["en"] or flow["id"]
-        pins = [*flow["evidence"], *(s["source"] for s in flow["steps"] if s["source"])]
-        data = dict(flow_data(flow, fnet, colours), sources=links.pages)
-        pages.append((out / flow_file(flow["id"]), graph_page(
-            "flow.html", title, data, "flow.js", vis=True, current="flow", clone_note=links.note(pins),
-            workspace=links.workspaces.get(flow["id"], ""))))
-    return pages
+def source_links(v: AtlasViews, out: Path, code: SourceTables | None) -> SourceLinks:
+    """The source pages and code workspaces of a build from local clones (`links.built`), and
+    what the other pages link to: nothing without `code`."""
+    links = SourceLinks()
+    if code is None:
+        return links
+    if code.code is not None:
+        from .source import source_pages
+        from .workspace import workspace_file, workspace_pages
+
+        links.built, links.pages = source_pages(v, out, code.pins, code.code)
+        spaces = workspace_pages(v, out, code.pins, code.code, links.pages)
+        links.built += list(spaces.values())
+        links.workspaces = {fid: workspace_file(fid) for fid in spaces}
+    links.absent = code.absent
+    return links
 
 
 def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False,
                code: "SourceTables | None" = None, api: list | None = None) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
-    timeline.html, concepts/<id>.html for every concept, api/index.html and api/<owner>+<name>.html for
-    every `ApiPage` view in `api`, then explorer.html, flow-<id>.html for every flow (by id) and,
-    when `code` holds a code table, the source pages and the flows' code workspaces. Also writes the
-    shared vis-network.min.js and the manifest atlas-map.json.
+    table.html, map.html, timeline.html, flows.html, repos.html, seed.html, flow-<id>.html for every
+    flow, concepts/<id>.html for every concept, repos/<owner>/<name>.html for every repository,
+    api/index.html and api/<owner>+<name>.html for every `ApiPage` view in `api`, then explorer.html;
+    with `code` (the tables of `atlas.code.lookup`, when clones are found) also the source pages
+    source/<repo>/<sha>/<path>.html and the code workspaces code-<flow>.html. Also writes the shared
+    vis-network.min.js and the manifest atlas-map.json.
 
     Every page shows the view layer's views of the atlas (`atlas.views.everything`). `as_of`
     (YYYY-MM-DD) is the initial value of the pages' date control: concepts first visible after it
@@ -359,24 +323,14 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
 
     check_folder(out, force)  # a folder that is not the map's is refused before any page is made
     v = everything(atlas)
-    sources: list[tuple[Path, str]] = []
-    links = SourceLinks()
-    if code is not None:
-        from .source import source_pages
+    links = source_links(v, out, code)
+    from .apipage import api_pages, page_file
 
-        if code.code is not None:
-            sources, links.pages = source_pages(v, out, code.pins, code.code)
-            from .workspace import workspace_file, workspace_pages
-
-            spaces = workspace_pages(v, out, code.pins, code.code, links.pages)
-            sources += list(spaces.values())
-            links.workspaces = {fid: workspace_file(fid) for fid in spaces}
-        links.absent = code.absent
+    links.api = {p["summary"]["repo"]: page_file(p["summary"]["repo"]) for p in api or []}
     pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
-    from .apipage import api_pages
-
     pages += api_pages(api or [], out, links.pages)
-    pages += [explorer_page(v, out, as_of, links)] + flow_pages(v, out, links) + sources
+    pages.append(explorer_page(v, out, as_of, links))
+    pages += links.built
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")
     write_site(out, files, force=force)

@@ -12,7 +12,7 @@ A page is server-side HTML: numbered lines with `id="L<n>"` anchors, highlighted
 (CSS classes, no script), each pinned range marked and annotated in the margin with the records
 that cite it (linked to their pages), each call that resolves to a file with a page linked to its
 definition, and each function's first line listing its callers. It reads completely with
-JavaScript off.
+JavaScript off; its one script (lang.js) only remembers the language chosen on the other pages.
 """
 from __future__ import annotations
 
@@ -20,10 +20,9 @@ import posixpath
 import re
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from ..views import AtlasViews
-from .common import SITE_TITLE, asset, concept_file, env, flow_file
+from .common import SITE_TITLE, asset, concept_file, csp_hash, env, flow_file, tr
 
 FileKey = tuple[str, str, str]
 MAX_CANDIDATES = 3
@@ -219,6 +218,17 @@ def _code_html(page: Page, n: int, tokens: list[tuple[str, str]]) -> str:
     return code_line_html(page.lines[n - 1], tokens, page.calls.get(n, []), page.call_anchor)
 
 
+NO_CALLER = str(tr("no indexed caller", "没有已索引的调用者"))
+
+
+def called_by(n: int) -> str:
+    return str(tr(f"called by {n}", f"被 {n} 处调用"))
+
+
+def more(n: int) -> str:
+    return str(tr(f"and {n} more", f"另有 {n} 处"))
+
+
 def _notes(page: Page, n: int) -> str:
     """The margin note of line n: the function that starts there with its callers, and the records
     whose pins start there. More than one citation folds into a <details> (its summary names the
@@ -229,14 +239,15 @@ def _notes(page: Page, n: int) -> str:
         if a == n:
             href = page.owners.href(c["owner"], page.root)
             label = escape(c["owner"]["label"])
-            name = f'<a href="{escape(href)}">{label}</a>' if href else label
+            name = (f'<a href="{escape(href)}" translate="no">{label}</a>' if href
+                    else f'<span translate="no">{label}</span>')
             span = f"L{a}" if a == b else f"L{a}-L{b}"
-            cites.append(f'<span class="span">{span}</span> {name}')
+            cites.append(f'<span class="span" translate="no">{span}</span> {name}')
     if len(cites) == 1:
         parts.append(f'<p class="cite">{cites[0]}</p>')
     elif cites:
         items = "".join(f"<li>{c}</li>" for c in cites)
-        parts.append(f'<details class="cite"><summary>{cites[0]} and {len(cites) - 1} more</summary>'
+        parts.append(f'<details class="cite"><summary>{cites[0]} {more(len(cites) - 1)}</summary>'
                      f"<ul>{items}</ul></details>")
     return f'<div class="m">{"".join(parts)}</div>' if parts else ""
 
@@ -245,15 +256,16 @@ def _caller_note(page: Page, fn: dict) -> str:
     callers = fn["callers"]
     name = escape(fn["qualified"])
     if not callers:
-        return f'<p class="fn"><b>{name}</b> · no indexed caller</p>'
+        return f'<p class="fn"><b translate="no">{name}</b> · {NO_CALLER}</p>'
     items = []
     for c in callers[:MAX_CALLERS]:
         href = page.link((c["repo"], c["commit"], c["path"]), c["line"])
         text = escape(f"{c['function']} ({c['path'].rsplit('/', 1)[-1]}:{c['line']})")
-        items.append(f'<li><a href="{escape(href)}">{text}</a></li>' if href else f"<li>{text}</li>")
+        items.append(f'<li translate="no"><a href="{escape(href)}">{text}</a></li>' if href
+                     else f'<li translate="no">{text}</li>')
     if fn["callers_total"] > MAX_CALLERS:
-        items.append(f"<li>and {fn['callers_total'] - MAX_CALLERS} more</li>")
-    return (f'<details class="fn"><summary><b>{name}</b> · called by {fn["callers_total"]}</summary>'
+        items.append(f"<li>{more(fn['callers_total'] - MAX_CALLERS)}</li>")
+    return (f'<details class="fn"><summary><b translate="no">{name}</b> · {called_by(fn["callers_total"])}</summary>'
             f'<ul>{"".join(items)}</ul></details>')
 
 
@@ -281,12 +293,13 @@ def source_page(page: Page, upstream: str) -> str:
               for a, b, c in sorted(page.cites, key=lambda r: (r[0], r[1]))]
     from markupsafe import Markup
 
+    lang = asset("lang.js")  # the only script: the language chosen on other pages, remembered
     return env().get_template("source.html").render(
         title=f"{path.rsplit('/', 1)[-1]} @ {commit[:12]} · {repo} · {SITE_TITLE['en']}", lang="en",
-        csp=Markup("default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        csp=Markup(f"default-src 'none'; script-src {csp_hash(lang)}; style-src 'unsafe-inline'; img-src data:; "
                    "base-uri 'none'; form-action 'none'"),
         style=Markup(asset("pages.css") + "\n" + asset("source.css") + "\n" + style_css()),
-        script="", data="", vis="", root=page.root, current="source", site=SITE_TITLE,
+        script=Markup(lang), data="", vis="", root=page.root, current="source", site=SITE_TITLE,
         repo=repo, commit=commit, path=path, upstream=upstream, ranges=ranges, count=len(page.lines),
         functions=page.functions, body=Markup(lines_html(page)))
 
@@ -313,11 +326,3 @@ def source_pages(v: AtlasViews, out: Path, pins, code) -> tuple[list[tuple[Path,
         out_pages.append((out / pages[key], source_page(page, _upstream(pins, key))))
     return out_pages, {pin_key(*k): f for k, f in pages.items()}
 
-
-def evidence_href(sources: dict[str, str], ev: Any, root: str) -> str:
-    """The local page of an evidence item's pinned lines ("" when its file has none)."""
-    pin = ev.get("pin") if isinstance(ev, dict) else None
-    if not pin:
-        return ""
-    page = sources.get(pin_key(pin["repo"], pin["sha"], pin["path"]))
-    return f"{root}{page}#L{pin['start']}" if page else ""

@@ -5,7 +5,9 @@ its true day on a month scale (long runs of months without any mark are folded i
 break, see `Scale`): a filled circle when the date is exact, an open diamond when it is
 only "on or before" (a root commit or a shallow history). Labels are packed into rows inside their
 lane so that no two overlap: a label takes the first row whose previous label ends left of its
-mark. Widths of labels are estimated (a Latin character about 7 px, a wide one 12 px at 12 px
+mark. A label is the concept's short name (its name without a parenthesised expansion), never cut,
+in English and in Chinese (the page's language switch shows one or both); the packing reserves room
+for both. Widths of labels are estimated (a Latin character about 7 px, a wide one 12 px at 12 px
 font), with room to spare.
 """
 from __future__ import annotations
@@ -28,7 +30,6 @@ ROW_H = 18  # px per label row
 LANE_PAD = 6  # px above and below the rows of a lane
 MARK_GAP = 8  # px between a mark and its label
 LABEL_GAP = 10  # px between two labels on one row
-NAME_MAX = 28  # characters of a label; the full name is in the tooltip
 BOTTOM = 30  # px below the last lane
 GAP_MIN = 4  # a run of this many months without a mark is folded
 GAP_W = 40  # px of a folded run
@@ -50,6 +51,12 @@ class Event:
     y: float = 0.0
     row: int = 0
     later: bool = False
+    label_zh: str = ""  # the Chinese short name ("" when it is the English one or absent)
+
+    @property
+    def extent(self) -> float:
+        """px from the mark's x to the end of its label (both languages, as "both" shows them)."""
+        return MARK_GAP + label_width(self.label) + (label_width(self.label_zh) + 4 if self.label_zh else 0)
 
 
 @dataclass
@@ -105,8 +112,8 @@ class TimelineLayout:
 
 
 def short_label(name: str) -> str:
-    base = PAREN_RE.sub("", name).strip() or name.strip()
-    return base if len(base) <= NAME_MAX else base[: NAME_MAX - 1] + "\u2026"
+    """A name without its parenthesised expansion, never cut."""
+    return PAREN_RE.sub("", name).strip() or name.strip()
 
 
 def label_width(label: str) -> float:
@@ -206,15 +213,17 @@ def layout_timeline(v: AtlasViews, as_of: str) -> TimelineLayout:
             ticks.append(Tick(x, "", ""))
             continue
         opens = m == 1 or i == 0 or (i - 1) in gap_months
-        ticks.append(Tick(x, calendar.month_abbr[m], str(y) if opens else ""))
+        ticks.append(Tick(x, str(m), str(y) if opens else ""))  # month numbers read in both languages
 
     by_repo: dict[str, list[Event]] = {}
     for c, f in firsts:
         en, day = c["names"]["en"] or c["id"], utc_day(f["date"])
+        zh = short_label(c["names"]["zh"]) if c["names"]["zh"] else ""
         by_repo.setdefault(f["repo"], []).append(Event(
             concept=c["id"], name={"en": en, "zh": c["names"]["zh"]}, label=short_label(en), date=day,
             repo=f["repo"], sha=f["sha"], precision=f["precision"], probe=f"{f['method']}: {f['value']}",
-            commit_url=f["url"], x=scale.x(day), later=day > as_of))
+            commit_url=f["url"], x=scale.x(day), later=day > as_of,
+            label_zh=zh if zh != short_label(en) else ""))
     order = sorted(by_repo, key=lambda r: (min(e.date for e in by_repo[r]), r.lower()))
     lanes = []
     y = TOP
@@ -228,13 +237,13 @@ def layout_timeline(v: AtlasViews, as_of: str) -> TimelineLayout:
             else:
                 row = len(ends)
                 ends.append(0.0)
-            ends[row] = e.x + MARK_GAP + label_width(e.label)
+            ends[row] = e.x + e.extent
             e.row = row
             e.y = y + LANE_PAD + row * ROW_H + ROW_H / 2
         y1 = y + 2 * LANE_PAD + max(2, len(ends)) * ROW_H  # two rows: name and count
         lanes.append(Lane(repo, y, y1, events, _name_w(repo), _release_ticks(v, repo, scale, lo, hi)))
         y = y1
-    label_ends = [e.x + MARK_GAP + label_width(e.label) + 10 for lane in lanes for e in lane.events]
+    label_ends = [e.x + e.extent + 10 for lane in lanes for e in lane.events]
     width_px = max([scale.end_x + RIGHT, *label_ends])
     shown = set(order)
     others = sorted((r["id"] for r in v["repositories"] if r["id"] not in shown), key=str.lower)

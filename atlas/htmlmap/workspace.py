@@ -23,9 +23,9 @@ from typing import Any
 from markupsafe import Markup
 
 from ..views import AtlasViews, FlowView
-from .common import SITE_TITLE, asset, csp_hash, env, flow_file
+from .common import SITE_TITLE, asset, csp_hash, env, flow_file, tr
 from .layout import flow_levels
-from .source import code_line_html, style_css, token_lines
+from .source import NO_CALLER, called_by, code_line_html, style_css, token_lines
 
 FileKey = tuple[str, str, str]
 CONTEXT = 3  # lines shown around a pin that no indexed function holds
@@ -148,7 +148,8 @@ def source_html(ws: Workspace, src: Sources, key: FileKey, fn: dict | None, pin:
     """The lines of a function (or around a pin) with numbers, the pin's lines marked."""
     lines = src.text.get(key)
     if lines is None:
-        return '<p class="muted">The clone does not hold this file at this commit.</p>'
+        absent = tr("The clone does not hold this file at this commit.", "克隆中没有此提交的这个文件。")
+        return f'<p class="muted">{absent}</p>'
     start, end = _shown_lines(fn, pin, len(lines))
     tokens = src.tokens(key)
     calls: dict[int, list[dict]] = {}
@@ -174,9 +175,20 @@ def _segments(ws: Workspace, fn: dict, step_pin: dict | None) -> list[tuple[int,
             continue
         mine = step_pin is not None and (a, b) == (step_pin["start"], step_pin["end"])
         span = f"L{a}" if a == b else f"L{a}-L{b}"
-        items.append((a, f'<li class="seg{" mine" if mine else ""}"><span class="span">{span}</span> '
-                         f'{escape(c["owner"]["label"])}</li>'))
+        items.append((a, f'<li class="seg{" mine" if mine else ""}"><span class="span" translate="no">{span}</span> '
+                         f'<span translate="no">{escape(c["owner"]["label"])}</span></li>'))
     return items
+
+
+CALL_STATUS = {"resolved": ("resolved", "已解析"), "ambiguous": ("ambiguous", "有歧义"),
+               "external": ("external", "外部"), "unknown": ("unknown: missing blobs", "未知：缺少 blob"),
+               "unsearched": ("not searched", "未搜索")}
+
+
+def call_status(status: str) -> str:
+    """A call's resolution (atlas.code.resolve) in both languages."""
+    en, zh = CALL_STATUS.get(status, (status, status))
+    return str(tr(en, zh))
 
 
 def outline_html(ws: Workspace, fn: dict, step_pin: dict | None) -> str:
@@ -185,16 +197,16 @@ def outline_html(ws: Workspace, fn: dict, step_pin: dict | None) -> str:
     for call in fn["calls"]:
         href, title = _anchor(ws)(call)
         text = escape(call["text"] or call["name"])
-        label = f'<a class="call" href="{escape(href)}" title="{escape(title)}">{text}</a>' if href else \
-            f'<span class="call" title="{escape(title)}">{text}</span>'
-        items.append((call["line"], f'<li class="callitem"><span class="span">L{call["line"]}</span> {label} '
-                                    f'<span class="status">{escape(call["status"])}</span></li>'))
+        label = f'<a class="call" href="{escape(href)}" title="{escape(title)}" translate="no">{text}</a>' if href \
+            else f'<span class="call" title="{escape(title)}" translate="no">{text}</span>'
+        items.append((call["line"], f'<li class="callitem"><span class="span" translate="no">L{call["line"]}</span> '
+                                    f'{label} <span class="status">{call_status(call["status"])}</span></li>'))
     items.sort(key=lambda x: x[0])
-    callers = f"called by {fn['callers_total']}" if fn["callers"] else "no indexed caller"
+    callers = called_by(fn["callers_total"]) if fn["callers"] else NO_CALLER
     repo, commit, path = fn["key"]
     return (f'<h3 class="fname"><code>{escape(fn["qualified"])}</code></h3>'
             f'<p class="muted where"><span translate="no">{escape(path)}:{fn["start"]}-{fn["end"]}</span> · '
-            f'{escape(repo)}@{commit[:12]} · {callers}</p>'
+            f'<span translate="no">{escape(repo)}@{commit[:12]}</span> · {callers}</p>'
             f'<ol class="outline">{"".join(html for _n, html in items)}</ol>')
 
 
@@ -228,7 +240,7 @@ def levels(flow: FlowView) -> list[list[Any]]:
 
 
 def workspace_page(v_flow: FlowView, ws: Workspace, src: Sources) -> str:
-    ours = asset("workspace.js")
+    ours = asset("lang.js") + "\n" + asset("workspace.js")  # the language switch remembered, then the tracks
     seen: set[str] = set()
     csp = ("default-src 'none'; script-src " + csp_hash(ours) + "; style-src 'unsafe-inline'; img-src data:; "
            "base-uri 'none'; form-action 'none'")

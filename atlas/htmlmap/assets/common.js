@@ -16,7 +16,7 @@ var AtlasUI = (function () {
     return parent;
   }
   var SOURCE = /^source\/[A-Za-z0-9._+@\/-]+\.html(#L\d+)?$/;  // a source page (atlas.htmlmap.source)
-  var LOCAL = /^((index\.html|explorer\.html|timeline\.html|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
+  var LOCAL = /^((((index|table|map|explorer|timeline|flows|repos|seed)\.html)|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
   function safeHref(href) {
     href = String(href || "");
     if (/^https?:\/\/[^\s]+$/i.test(href)) return href;
@@ -27,8 +27,9 @@ var AtlasUI = (function () {
   /* A link when the href is safe, plain text otherwise. */
   function link(href, text, cls) {
     var h = safeHref(href);
-    if (!h) return el("span", cls, text);
-    var a = el("a", cls, text);
+    var a = el(h ? "a" : "span", cls, text);
+    if (/\bpin\b/.test(cls || "")) a.setAttribute("translate", "no");  /* a pin, a sha: an identifier */
+    if (!h) return a;
     a.href = h;
     if (/^https?:/i.test(h)) {
       a.target = "_blank";
@@ -36,22 +37,39 @@ var AtlasUI = (function () {
     }
     return a;
   }
-  /* Both languages of a {en, zh} text, each in its own element; nothing when both are empty. */
+  /* The Markdown the data uses: inline code spans (`x`) as <code>, the rest as text; an unpaired
+     backtick stays. atlas/htmlmap/common.py `md` does the same on the server. */
+  function md(text, parent) {
+    var re = /`([^`\n]+)`/g, at = 0, m, s = String(text);
+    while ((m = re.exec(s)) !== null) {
+      if (m.index > at) parent.appendChild(document.createTextNode(s.slice(at, m.index)));
+      parent.appendChild(el("code", null, m[1]));
+      at = m.index + m[0].length;
+    }
+    if (at < s.length) parent.appendChild(document.createTextNode(s.slice(at)));
+    return parent;
+  }
+  /* Both languages of a {en, zh} text, each in its own element (.en / .zh, with lang), code spans
+     rendered; one the data holds in one language only is `mono` (shown whatever is chosen);
+     nothing when both are empty. */
   function bi(t, tag, cls) {
     if (!t || (!t.en && !t.zh)) return null;
-    var box = el(tag || "div", cls);
-    if (t.en) box.appendChild(el("span", "en", t.en));
-    if (t.en && t.zh) box.appendChild(document.createTextNode(" "));
-    if (t.zh) {
-      var z = el("span", "zh", t.zh);
-      z.lang = "zh";
-      box.appendChild(z);
-    }
+    var box = el(tag || "div", cls), mono = !(t.en && t.zh);
+    ["en", "zh"].forEach(function (lang) {
+      if (!t[lang]) return;
+      var s = el("span", lang + (mono ? " mono" : ""));
+      s.lang = lang;
+      box.appendChild(md(t[lang], s));
+    });
     return box;
   }
+  /* A string of ours in both languages. */
+  function tr(en, zh, tag, cls) { return bi({ en: en, zh: zh }, tag || "span", cls); }
   function section(title, level) {
     var s = el("section", "sec");
-    s.appendChild(el(level || "h3", null, title));
+    var h = el(level || "h3");
+    if (typeof title === "string") h.textContent = title; else h.appendChild(tr(title[0], title[1]));
+    s.appendChild(h);
     return s;
   }
   function normalize(q) {
@@ -75,17 +93,28 @@ var AtlasUI = (function () {
     var p = ev && ev.pin, page = p && sources[p.repo + "@" + p.sha + ":" + p.path];
     return page ? page + "#L" + p.start : "";
   }
-  function evidenceList(list) {
+  /* An evidence item: a seed citation links to its summary on the seed page; a pin whose file
+     the site holds (built with clones) links to its source page, the upstream URL beside it;
+     anything else links to its URL. */
+  function evidenceList(list, vocab) {
     var ul = el("ul", "evidence");
     (list || []).forEach(function (ev) {
       var li = el("li");
-      var local = sourceHref(ev);
-      if (local) {
-        add(li, link(local, ev.source, "pin local"));
-        if (ev.url) { add(li, document.createTextNode(" ")); add(li, link(ev.url, "upstream", "upstream")); }
-      } else add(li, link(ev.url, ev.source || ev.url, "pin"));
+      var local = ev.seed_page ? "" : sourceHref(ev);
+      var pin = ev.seed_page ? link("seed.html#page-" + ev.seed_page, "seed #page-" + ev.seed_page, "pin seed")
+              : local ? link(local, ev.source, "pin local")
+              : link(ev.url, ev.source || ev.url, "pin");
+      pin.setAttribute("translate", "no");
+      add(li, pin);
+      if (local && ev.url) {
+        var up = link(ev.url, "", "upstream");
+        add(li, document.createTextNode(" "), add(up, tr("upstream", "\u4e0a\u6e38")));
+      }
       if (ev.symbol) add(li, el("code", "symbol", ev.symbol));
-      if (ev.confidence) add(li, el("span", "tag", ev.confidence));
+      if (ev.confidence) {
+        var c = vocab && vocab.confidence[ev.confidence];
+        add(li, c ? tr(c.en, c.zh, "span", "tag") : el("span", "tag", ev.confidence));
+      }
       add(li, bi(ev.supports, "div", "supports"));
       ul.appendChild(li);
     });
@@ -300,7 +329,7 @@ var AtlasUI = (function () {
       return lines.join("\n");
     }).join("\n");
   }
-  return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi,
+  return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi, tr: tr, md: md,
            section: section, normalize: normalize, hashParams: hashParams,
            evidenceList: evidenceList, useSources: useSources, sourceHref: sourceHref, clear: clear, route: route, curvePoints: curvePoints,
            crossings: crossings, overlaps: overlaps, outside: outside, chain: chain };

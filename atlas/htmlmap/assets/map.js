@@ -33,7 +33,7 @@
     var out = [];
     c.relations.forEach(function (g) {
       g.concepts.forEach(function (x) {
-        if (x.direction === direction) out.push({ type: g.type, name: g.relation, id: x.id, note: x.note, evidence: x.evidence });
+        if (x.direction === direction) out.push({ type: g.type, name: g.relation, id: x.id, note: x.note || EMPTY, evidence: x.evidence });
       });
     });
     return out;
@@ -46,7 +46,12 @@
   var network = new vis.Network(container, { nodes: nodes, edges: edges }, D.options);
 
   var state = { asOf: D.meta.asOf || D.meta.cutoff, hide: false, kinds: {}, question: "",
-                repo: "", lifecycle: "", selected: null, shown: {}, expanded: {} };
+                repo: "", lifecycle: "", selected: null, shown: {}, expanded: {},
+                hidden: {}, pinned: {}, trail: [], origin: null, path: null };
+  var V = D.vocab, EMPTY = { en: "", zh: "" };
+  function lang() { return AtlasLang.current(); }
+  function vname(vocab, value) { return (V[vocab] && V[vocab][value]) || { en: value, zh: value }; }
+  function term(vocab, value, cls) { var t = vname(vocab, value); return U.tr(t.en, t.zh, "span", cls); }
   D.kinds.forEach(function (k) { state.kinds[k.id] = true; });
   var drawn = [], lanesDrawn = [], rerouted = [], lastFit = null;
 
@@ -61,9 +66,30 @@
     if (state.hide && !visibleAt(c)) return false;
     return true;
   }
-  function nameOf(id) {
+  /* a concept's name in one language ("en" or "zh"; the English name when it has no Chinese one) */
+  function nameIn(id, l) {
     var c = byId[id];
-    return c ? (c.names.en || c.id) + (c.names.zh && c.names.zh !== c.names.en ? " / " + c.names.zh : "") : id;
+    if (!c) return id;
+    return l === "zh" ? (c.names.zh || c.names.en || c.id) : (c.names.en || c.id);
+  }
+  /* in the chosen language: both names when both are shown (tooltips, edge titles) */
+  function nameOf(id) {
+    var c = byId[id], l = lang();
+    if (!c) return id;
+    if (l !== "both") return nameIn(id, l);
+    return (c.names.en || c.id) + (c.names.zh && c.names.zh !== c.names.en ? " / " + c.names.zh : "");
+  }
+  /* the short names (without a parenthesised expansion), for the trail */
+  function shortSpans(id) {
+    var c = byId[id], cut = function (t) { return String(t || "").replace(/\s*[(\uff08][\s\S]*$/, "") || t; };
+    if (!c) return el("code", null, id);
+    var en = cut(c.names.en || c.id), zh = cut(c.names.zh);
+    return U.bi({ en: en, zh: zh && zh !== en ? zh : "" }, "span", "nm");
+  }
+  function nameSpans(id) {
+    var c = byId[id];
+    return c ? U.bi({ en: c.names.en || c.id, zh: c.names.zh && c.names.zh !== c.names.en ? c.names.zh : "" }, "span", "nm")
+             : el("code", null, id);
   }
   function dateOf(id) { return D.days[id] || "9999"; }
 
@@ -151,7 +177,10 @@
                highlight: { background: "#fefcbf", border: "#1a202c" },
                hover: { background: "#edf2f7", border: "#1a202c" } };
   function visibleIds() {
-    return Object.keys(state.shown).filter(function (id) { return byId[id] && passes(byId[id]); }).sort();
+    return Object.keys(state.shown).filter(function (id) {
+      var onPath = state.path && state.path.ids.indexOf(id) >= 0;
+      return byId[id] && (!state.hidden[id] || id === state.selected || onPath) && (state.pinned[id] || onPath || passes(byId[id]));
+    }).sort();
   }
   /* The relations drawn: those of the expanded concepts (the ones whose neighbours were asked
      for); with none expanded (the seed view), those among the shown concepts. */
@@ -160,10 +189,15 @@
     ids.forEach(function (id) { on[ix[id]] = true; });
     var from = ids.filter(function (id) { return state.expanded[id]; });
     if (!from.length) from = ids;
-    var out = [], seen = {};
+    var out = [], seen = {}, onPath = null;
+    if (state.path) {
+      onPath = {};
+      state.path.rels.forEach(function (k) { onPath[k] = true; });
+      from = ids;
+    }
     from.forEach(function (id) {
       adj[ix[id]].forEach(function (p) {
-        if (!on[p[0]] || seen[p[1]]) return;
+        if (!on[p[0]] || seen[p[1]] || (onPath && !onPath[p[1]])) return;
         seen[p[1]] = true;
         var r = D.rels[p[1]], t = D.relTypes[r[2]];
         out.push({ id: "r" + p[1], from: D.concepts[r[0]].id, to: D.concepts[r[1]].id, type: t.type,
@@ -177,12 +211,13 @@
   function nodeRecord(id, p) {
     var r = rec[id], c = byId[id];
     /* measured bold (the selected box's label is bold), so a line never outgrows its box */
-    var n = { id: id, label: U.wrapName(r.label, D.meta.nodeW - 2, "bold " + FONT + "px " + D.options.nodes.font.face),
+    var n = { id: id, label: U.wrapName(r.labels[lang()] || r.label, D.meta.nodeW - 2, "bold " + FONT + "px " + D.options.nodes.font.face),
               title: r.title, group: r.group, x: p.x, y: p.y };
     if (r.color) n.color = r.color;
     if (r.shapeProperties) n.shapeProperties = r.shapeProperties;
     if (!visibleAt(c)) { n.color = GREY; n.font = { color: "#2d3748" }; n.title = r.title + "\nnot yet visible on " + state.asOf; }
     if (state.expanded[id]) n.borderWidth = 3;
+    if (state.pinned[id]) { n.shapeProperties = { borderDashes: [2, 2] }; n.borderWidth = 3; }
     return n;
   }
   function draw(refit) {
@@ -241,10 +276,13 @@
     });
     rt.failed.forEach(function (id) { failed[id] = true; });
     var side = BOX_W / 2 + COL_GAP * L.g / 2, waypoints = [], out = [], track = 0, tracks = { up: 0, down: 0 };
+    var detourLabelled = {};
     var step = Math.max(0, Math.min(4, (COL_GAP * L.g / 2 - 4) / 2));
     ers.forEach(function (e) {
       e.smooth = rt.smooth[e.id] || false;
-      if (state.selected && (e.from === state.selected || e.to === state.selected)) e.label = e.type;
+      if ((state.selected && (e.from === state.selected || e.to === state.selected)) || state.path) e.label = vname("relation", e.type)[lang() === "zh" ? "zh" : "en"];
+      /* detours share the gaps: a bundle carries its relation once */
+      if (e.label && failed[e.id]) { if (detourLabelled[e.type]) delete e.label; else detourLabelled[e.type] = true; }
       e.title = nameOf(e.from) + " \u2192 " + e.type + " \u2192 " + nameOf(e.to);
       e.rel = e.id;
       if (!failed[e.id]) { out.push(e); return; }
@@ -273,6 +311,7 @@
     else network.unselectAll();
     status(ids);  /* first: the status line can change the header's height and so the canvas */
     renderShownList(ids);
+    renderLegend(ers);
     network.setSize("100%", "100%");
     if (refit !== false) fit(); else placeLabels();
     renderLaneTitles();
@@ -292,8 +331,13 @@
     var at = { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };
     if (s < MIN_SCALE) {
       s = MIN_SCALE;
-      var sel = state.selected && drawn.indexOf(state.selected) >= 0 ? state.selected : null;
-      if (sel) at = network.getPositions([sel])[sel];
+      var keep = [state.selected, state.origin].filter(function (id, i, a) {
+        return id && drawn.indexOf(id) >= 0 && a.indexOf(id) === i;
+      });
+      if (keep.length) {
+        var ps = network.getPositions(keep), kx = keep.map(function (k) { return ps[k].x; }), ky = keep.map(function (k) { return ps[k].y; });
+        at = { x: (Math.min.apply(null, kx) + Math.max.apply(null, kx)) / 2, y: (Math.min.apply(null, ky) + Math.max.apply(null, ky)) / 2 };
+      }
     }
     network.moveTo({ position: at, scale: s, animation: false });
     lastFit = s;
@@ -319,13 +363,14 @@
   function meets(a, b) { return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; }
   function placeLabels() {
     if (!labelled.length) return;
+    var small = EFONT.size * network.getScale() < D.meta.minFont - 1e-6;  /* never under 12 px: not drawn */
     var boxes = drawn.map(function (id) { return network.getBoundingBox(id); });
     var cw = container.clientWidth, ch = container.clientHeight, kept = [], upd = [];
     labelled.forEach(function (l) {
       var b = labelBox(l.id, l.label), ok = !!b;
       if (ok) {
         var tl = network.canvasToDOM({ x: b.left, y: b.top }), br = network.canvasToDOM({ x: b.right, y: b.bottom });
-        ok = tl.x >= 0 && tl.y >= 0 && br.x <= cw && br.y <= ch &&
+        ok = !small && tl.x >= 0 && tl.y >= 0 && br.x <= cw && br.y <= ch &&
           !boxes.some(function (x) { return meets(b, x); }) && !kept.some(function (x) { return meets(b, x); });
       }
       if (ok) kept.push(b);
@@ -349,12 +394,11 @@
       var ln = D.lanes[ld.lane];
       var t = el("div", "lane");
       t.dataset.lane = ln.key;
-      var top = add(el("span", "lane-en"), el("b", null, ln.names.en));
-      var z = el("span", "lane-zh", " " + ln.names.zh); z.lang = "zh";
-      add(top, z);
-      add(t, top, el("span", "lane-q", ln.question.en || "papers, flags, plain concepts"));
+      var top = el("span", "lane-name");
+      add(top, U.tr(ln.names.en, ln.names.zh, "b"));
+      add(t, top, U.tr(ln.question.en || "papers, flags, plain concepts", ln.question.zh || "论文、开关与一般概念", "span", "lane-q"));
       t.title = ln.key ? ln.question.en + " / " + ln.question.zh + " (first question answered; a mark + names the others)"
-                       : "answers none of the six questions";
+                       : "answers none of the six questions / 不回答六问";
       add(laneBox, t);
     });
     placeLaneTitles();
@@ -414,48 +458,220 @@
   function neighbours(id) {
     return adj[ix[id]].map(function (p) { return D.concepts[p[0]].id; });
   }
-  function focusOn(ids, selected) {
-    state.shown = {}; state.expanded = {};
-    ids.forEach(function (id) {
-      if (!byId[id]) return;
-      state.shown[id] = true;
-    });
+  /* ---- focus, expand, path: every one is a history entry ----
+     The state of the drawing (shown, expanded, selected, hidden, pinned, path, the trail of
+     steps taken) is kept in history.state; the URL fragment names the selected concept, so a
+     link or a reload opens its neighbourhood. Back and Forward restore the drawing as it was. */
+  function pinnedIds() { return Object.keys(state.pinned).filter(function (id) { return byId[id]; }); }
+  function focusOn(ids, selected, how) {
+    state.shown = {}; state.expanded = {}; state.path = null; state.origin = null;
+    ids.forEach(function (id) { if (byId[id]) state.shown[id] = true; });
+    pinnedIds().forEach(function (id) { state.shown[id] = true; });
     if (selected && byId[selected]) {
       state.shown[selected] = true;
       state.expanded[selected] = true;
       neighbours(selected).forEach(function (n) { state.shown[n] = true; });
     }
     state.selected = selected && byId[selected] ? selected : null;
-    draw(true);
-    if (state.selected) renderCard(state.selected); else renderAbout();
-    setHash();
+    step(how || "focus", state.selected);
   }
+  /* Expanding keeps where one came from in view: the neighbours join the drawing; when the whole
+     does not fit at the 12 px scale, the earlier concepts that are neither on the trail, nor
+     pinned, nor next to the expanded one leave it, and the view fits the rest. */
   function expand(id) {
     if (!byId[id]) return false;
+    var origin = state.selected || (state.trail.length ? state.trail[state.trail.length - 1].id : null);
+    state.origin = origin && origin !== id ? origin : null;
     state.selected = id;
+    state.path = null;
     state.shown[id] = true;
     state.expanded[id] = true;
-    neighbours(id).forEach(function (n) { state.shown[n] = true; });
-    draw(true);
-    renderCard(id);
-    setHash();
+    var near = {};
+    neighbours(id).forEach(function (n) { state.shown[n] = true; near[n] = true; });
+    function prune() {
+      var keep = {}, gone = 0;
+      state.trail.forEach(function (t) { if (t.id) keep[t.id] = true; });
+      pinnedIds().forEach(function (p) { keep[p] = true; });
+      keep[id] = true;
+      if (state.origin) keep[state.origin] = true;
+      Object.keys(state.shown).forEach(function (k) { if (!keep[k] && !near[k]) { delete state.shown[k]; gone++; } });
+      Object.keys(state.expanded).forEach(function (k) { if (!keep[k]) delete state.expanded[k]; });
+      return gone;
+    }
+    if (!fitsAt(visibleIds())) prune();
+    step("expand", id);
+    /* the layout's estimate was kind: what is drawn does not all fit, so the rest leaves now */
+    if (!drawn.every(inViewOf) && prune()) { render(); amend(); }
     return true;
   }
-  function setHash() {
-    var want = state.selected ? "#concept=" + encodeURIComponent(state.selected) : "";
-    if (location.hash !== want && (want || location.hash)) history.replaceState(null, "", want || location.pathname);
+  function inViewOf(nid) {
+    var b = network.getBoundingBox(nid);
+    if (!b) return false;
+    var tl = network.canvasToDOM({ x: b.left, y: b.top }), br = network.canvasToDOM({ x: b.right, y: b.bottom });
+    return tl.x >= -1 && tl.y >= -1 && br.x <= container.clientWidth + 1 && br.y <= container.clientHeight + 1;
   }
+  /* whether a set of concepts fits the canvas with labels at 12 px (the layout's own test) */
+  function fitsAt(ids) {
+    var w = container.clientWidth || 800, h = container.clientHeight || 600, hOf = {};
+    ids.forEach(function (i) { hOf[i] = 48; });
+    var L = layout(ids, w, h, hOf, 0.25);
+    return Math.min((w - 24) / L.w, (h - 24) / L.h) >= MIN_SCALE;
+  }
+  /* the shortest chain of relations between two concepts, either direction (as `atlas path`) */
+  function shortestPath(a, b) {
+    if (!byId[a] || !byId[b]) return null;
+    var prev = {}, seen = {}, queue = [ix[a]];
+    seen[ix[a]] = true;
+    while (queue.length) {
+      var i = queue.shift();
+      if (i === ix[b]) break;
+      adj[i].slice().sort(function (x, y) { return x[0] - y[0]; }).forEach(function (p) {
+        if (seen[p[0]]) return;
+        seen[p[0]] = true; prev[p[0]] = [i, p[1]]; queue.push(p[0]);
+      });
+    }
+    if (!seen[ix[b]]) return null;
+    var ids = [b], rels = [], at = ix[b];
+    while (at !== ix[a]) { rels.unshift(prev[at][1]); at = prev[at][0]; ids.unshift(D.concepts[at].id); }
+    return { ids: ids, rels: rels };
+  }
+  function showPath(a, b) {
+    var p = shortestPath(a, b);
+    if (!p) return false;
+    state.shown = {}; state.expanded = {}; state.origin = a;
+    p.ids.forEach(function (id) { state.shown[id] = true; });
+    pinnedIds().forEach(function (id) { state.shown[id] = true; });
+    state.path = { from: a, to: b, ids: p.ids, rels: p.rels };
+    state.selected = b;
+    step("path", b, a);
+    return true;
+  }
+  function snapshot() {
+    return { shown: Object.keys(state.shown), expanded: Object.keys(state.expanded), selected: state.selected,
+             hidden: Object.keys(state.hidden), pinned: Object.keys(state.pinned), path: state.path,
+             origin: state.origin, trail: state.trail.slice() };
+  }
+  function restore(snap) {
+    function set(list) { var o = {}; (list || []).forEach(function (k) { if (byId[k]) o[k] = true; }); return o; }
+    state.shown = set(snap.shown); state.expanded = set(snap.expanded); state.hidden = set(snap.hidden);
+    state.pinned = set(snap.pinned); state.selected = byId[snap.selected] ? snap.selected : null;
+    state.path = snap.path || null; state.origin = snap.origin || null; state.trail = snap.trail || [];
+    render();
+  }
+  function hashFor(id) { return id ? "#concept=" + encodeURIComponent(id) : "#seed"; }
+  /* a new step: drawn, added to the trail and pushed as a history entry */
+  function step(how, id, from) {
+    state.trail = state.trail.concat([{ how: how, id: id || null, from: from || null }]).slice(-12);
+    render();
+    history.pushState(snapshot(), "", hashFor(state.selected));
+  }
+  function render() {
+    /* the trail and the lists first: they change the header's height, which the layout measures */
+    renderTrail();
+    renderNeighbourhood();
+    draw(true);
+    if (state.selected) renderCard(state.selected); else renderAbout();
+  }
+  /* the current entry changed without a new step (hide, pin, a filter): replaced */
+  function amend() { history.replaceState(snapshot(), "", hashFor(state.selected)); }
+  window.addEventListener("popstate", function (e) {
+    if (e.state && e.state.trail) { restore(e.state); return; }
+    /* a link to #concept=<id> inside the page (a card link): a new focus in this entry */
+    var h = U.hashParams();
+    var inCard = document.getElementById("card").contains(document.activeElement) || cardLinkFollowed;
+    if (h.concept && byId[h.concept]) {
+      state.trail = state.trail.concat([{ how: "focus", id: h.concept }]).slice(-12);
+      focusState([], h.concept); render(); amend();
+      if (inCard) { cardLinkFollowed = false; focusCardHeading(); }
+    }
+  });
+  function focusState(ids, selected) {
+    state.shown = {}; state.expanded = {}; state.path = null; state.origin = null;
+    ids.forEach(function (id) { if (byId[id]) state.shown[id] = true; });
+    pinnedIds().forEach(function (id) { state.shown[id] = true; });
+    if (selected) {
+      state.shown[selected] = true; state.expanded[selected] = true;
+      neighbours(selected).forEach(function (n) { state.shown[n] = true; });
+    }
+    state.selected = selected || null;
+  }
+  function hideNode(id) {
+    if (!byId[id]) return false;
+    state.hidden[id] = true; delete state.pinned[id];
+    if (state.selected === id) { state.selected = null; }
+    render(); amend();
+    return true;
+  }
+  function pinNode(id, on) {
+    if (!byId[id]) return false;
+    if (on === undefined) on = !state.pinned[id];
+    if (on) { state.pinned[id] = true; state.shown[id] = true; delete state.hidden[id]; }
+    else delete state.pinned[id];
+    render(); amend();
+    return true;
+  }
+  function unhideAll() { state.hidden = {}; render(); amend(); }
   network.on("click", function (p) {
     if (p.nodes && p.nodes.length && byId[p.nodes[0]]) expand(p.nodes[0]);
   });
-  window.addEventListener("hashchange", function () {
-    var h = U.hashParams();
-    if (h.concept && byId[h.concept]) {
-      var inCard = document.getElementById("card").contains(document.activeElement);
-      focusOn([], h.concept);
-      if (inCard || cardLinkFollowed) { cardLinkFollowed = false; focusCardHeading(); }
+
+  /* ---- the trail: one crumb per step; a crumb goes back (or forward) to it ---- */
+  var crumbs = document.getElementById("crumbs");
+  function renderTrail() {
+    U.clear(crumbs);
+    var n = state.trail.length;
+    state.trail.forEach(function (t, i) {
+      var li = el("li"), b = el("button", "crumb");
+      b.type = "button";
+      if (t.how === "seed" || !t.id) add(b, U.tr("seed's six terms", "六个起点"));
+      else if (t.how === "path") add(b, shortSpans(t.from), el("span", null, " \u2192 "), shortSpans(t.id));
+      else add(b, shortSpans(t.id));
+      if (t.how === "expand") b.classList.add("expand");
+      if (i === n - 1) b.setAttribute("aria-current", "step");
+      b.addEventListener("click", function () { if (i < n - 1) history.go(i - (n - 1)); });
+      add(crumbs, add(li, b));
+    });
+  }
+
+  /* ---- the neighbourhood as lists (phones): relation -> concepts; the graph one tap away ---- */
+  var neigh = document.getElementById("neigh"), neighList = document.getElementById("neigh-list");
+  var graphBox = document.getElementById("graph"), phone = window.matchMedia("(max-width: 760px)");
+  var graphOpen = false;
+  function listMode() { return phone.matches && !graphOpen; }
+  function renderNeighbourhood() {
+    neigh.hidden = !listMode();
+    graphBox.classList.toggle("folded", listMode());
+    if (!listMode()) return;
+    U.clear(neighList);
+    var c = state.selected && byId[state.selected];
+    if (!c) {
+      var ul0 = el("ul", "neigh-items");
+      D.meta.focus.forEach(function (id) { add(ul0, add(el("li"), conceptButton(id))); });
+      add(neighList, add(el("div", "neigh-group"), add(el("h3"), U.tr("The seed's six terms", "六个起点")), ul0));
+      return;
     }
+    c.relations.forEach(function (g) {
+      var box = el("div", "neigh-group"), h = el("h3");
+      add(h, term("relation", g.relation), el("span", "count", " " + g.concepts.length));
+      var ul = el("ul", "neigh-items");
+      g.concepts.forEach(function (x) { add(ul, add(el("li"), byId[x.id] ? conceptButton(x.id) : el("code", null, x.id))); });
+      add(neighList, add(box, h, ul));
+    });
+    if (!c.relations.length) add(neighList, U.tr("No relations.", "没有关系。", "p", "muted"));
+  }
+  function conceptButton(id) {
+    var b = el("button", "neigh-item"), c = byId[id];
+    b.type = "button"; b.dataset.id = id;
+    add(b, U.bi({ en: rec[id].labels.en.split("\n")[0], zh: (c.names.zh ? rec[id].labels.zh.split("\n")[0] : "") }, "span", "nm"),
+        term("kind", c.kind, "tag"));
+    b.addEventListener("click", function () { expand(id); window.scrollTo(0, 0); });
+    return b;
+  }
+  document.getElementById("show-graph").addEventListener("click", function () {
+    graphOpen = true; renderNeighbourhood(); draw(true);
+    document.getElementById("network").focus();
   });
+  phone.addEventListener("change", function () { renderNeighbourhood(); draw(true); });
 
   /* ---- the shown list: a keyboard route to every drawn node ---- */
   var shownList = document.getElementById("shown-list");
@@ -463,21 +679,50 @@
     U.clear(shownList);
     ids.forEach(function (id) {
       var li = el("li");
-      var b = el("button", "shown-item", nameOf(id));
+      var b = add(el("button", "shown-item"), nameSpans(id));
       b.type = "button";
       b.dataset.id = id;
       if (id === state.selected) b.setAttribute("aria-current", "true");
       b.addEventListener("click", function () { expand(id); focusCardHeading(); });
-      add(li, b, el("span", "tag", byId[id].kind));
+      add(li, b, term("kind", byId[id].kind, "tag"));
+      if (state.pinned[id]) add(li, U.tr("pinned", "已固定", "span", "tag pin-tag"));
       add(shownList, li);
     });
   }
   function status(ids) {
     var grey = ids.filter(function (id) { return !visibleAt(byId[id]); }).length;
-    document.getElementById("status").textContent =
-      ids.length + " of " + N + " concepts shown" + (state.selected ? ", around " + nameOf(state.selected) : ", the seed's six terms") +
-      (grey ? "; " + grey + " greyed (first visible after " + state.asOf + ")" : "") +
-      " / 显示 " + ids.length + " 个概念";
+    var hid = Object.keys(state.hidden).length, box = U.clear(document.getElementById("status"));
+    var sel = state.selected ? nameIn(state.selected, "en") : "", selz = state.selected ? nameIn(state.selected, "zh") : "";
+    var en = ids.length + " of " + N + " concepts shown" +
+      (state.path ? ", the path from " + nameIn(state.path.from, "en") + " to " + sel + " (" + state.path.rels.length + " steps)"
+                  : sel ? ", around " + sel : ", the seed's six terms") +
+      (grey ? "; " + grey + " greyed (first visible after " + state.asOf + ")" : "") + (hid ? "; " + hid + " hidden" : "") + ".";
+    var zh = "显示 " + N + " 个概念中的 " + ids.length + " 个" +
+      (state.path ? "，" + nameIn(state.path.from, "zh") + " 到 " + selz + " 的路径（" + state.path.rels.length + " 步）"
+                  : selz ? "，围绕 " + selz : "，六个起点") +
+      (grey ? "；" + grey + " 个为灰色（" + state.asOf + " 之后才可见）" : "") + (hid ? "；隐藏 " + hid + " 个" : "") + "。";
+    add(box, U.tr(en, zh));
+    if (hid) {
+      var b = el("button", "unhide");
+      b.type = "button";
+      add(b, U.tr("show hidden", "显示隐藏的"));
+      b.addEventListener("click", unhideAll);
+      add(box, el("span", null, " "), b);
+    }
+  }
+  var legend = document.getElementById("rel-legend");
+  function renderLegend(ers) {
+    U.clear(legend);
+    var seen = {};
+    ers.forEach(function (e) {
+      if (seen[e.type]) return;
+      seen[e.type] = true;
+      var li = el("li"), sw = el("span", "rel-swatch");
+      sw.style.borderTopColor = e.color.color;
+      sw.style.borderTopStyle = e.dashes ? "dashed" : "solid";
+      add(legend, add(li, sw, term("relation", e.type)));
+    });
+    legend.hidden = !Object.keys(seen).length;
   }
 
   /* ---- the card ---- */
@@ -487,110 +732,141 @@
     if (h) { h.tabIndex = -1; h.focus({ preventScroll: false }); }
   }
   function conceptLink(id) {
-    var a = U.link("explorer.html#concept=" + encodeURIComponent(id), nameOf(id), "concept-link");
+    var a = el("a", "concept-link");
+    a.href = "explorer.html#concept=" + encodeURIComponent(id);
+    var c = byId[id];
+    add(a, c ? U.bi({ en: c.names.en || id, zh: c.names.zh }, "span") : el("span", null, id));
     a.addEventListener("click", function () { cardLinkFollowed = true; });
     return a;
+  }
+  function actionButton(en, zh, cls, f) {
+    var b = el("button", cls);
+    b.type = "button";
+    add(b, U.tr(en, zh));
+    b.addEventListener("click", f);
+    return b;
   }
   function renderCard(id) {
     var card = U.clear(document.getElementById("card"));
     var c = byId[id];
     if (!c) return;
     card.dataset.concept = c.id;
-    add(card, el("h2", "name-en", c.names.en || c.id));
-    if (c.names.zh) { var z = el("div", "name-zh", c.names.zh); z.lang = "zh"; add(card, z); }
+    var h2 = el("h2", "name");
+    add(h2, U.bi({ en: c.names.en || c.id, zh: c.names.zh }, "span"));
+    add(card, h2);
     var meta = el("div", "meta");
-    add(meta, el("code", null, c.id), el("span", "tag kind", c.kind),
-        el("span", "tag life-" + c.lifecycle.status, c.lifecycle.status),
-        U.link("concepts/" + c.id + ".html", "concept page / 概念页", "page-link"));
+    add(meta, el("code", null, c.id), term("kind", c.kind, "tag kind"), term("lifecycle", c.lifecycle.status, "tag life-" + c.lifecycle.status));
+    var page = el("a", "page-link");
+    page.href = "concepts/" + c.id + ".html";
+    add(page, U.tr("concept page", "概念页"));
+    add(meta, page);
     add(card, meta, U.bi(c.lifecycle.note, "div", "note"));
-    var al = [].concat(c.aliases.en || [], c.aliases.zh || []);
-    if (al.length) add(card, el("div", "aliases", "aliases: " + al.join(" · ")));
-
-    var s = U.section("Answers / 回答的问题");
-    var qs = Object.keys(c.answers);
-    if (!qs.length) add(s, el("p", "muted", "answers none of the six questions / 不回答六问"));
+    var acts = el("div", "actions");
+    add(acts, actionButton(state.pinned[c.id] ? "Unpin" : "Pin", state.pinned[c.id] ? "取消固定" : "固定", "pin-btn",
+                           function () { pinNode(c.id); }),
+        actionButton("Hide", "隐藏", "hide-btn", function () { hideNode(c.id); }));
+    add(card, acts);
+    var ae = (c.aliases.en || []).join(" \u00b7 "), az = (c.aliases.zh || []).join(" \u00b7 ");
+    if (ae || az) {
+      var ad = el("div", "aliases");
+      add(ad, U.tr("aliases: ", "别名："), U.bi({ en: ae, zh: az }, "span", "alias-list"));
+      add(card, ad);
+    }
+    var s2 = U.section(["Answers", "回答的问题"]);
+    if (!Object.keys(c.answers).length) add(s2, U.tr("answers none of the six questions", "不回答六问", "p", "muted"));
     D.questions.forEach(function (q) {
       if (!c.answers[q.id]) return;
       var div = el("div", "answer");
-      add(div, el("div", "q", q.names.en + " · " + q.names.zh), U.bi(c.answers[q.id], "div", "a"));
-      add(s, div);
+      add(div, U.bi(q.names, "div", "q"), U.bi(c.answers[q.id], "div", "a"));
+      add(s2, div);
     });
-    add(card, s);
-    [["Beginner / 入门", c.beginner], ["Professional / 专业", c.professional]].forEach(function (p) {
+    add(card, s2);
+    [[["For a newcomer", "入门"], c.beginner], [["For a professional", "专业"], c.professional]].forEach(function (p) {
       if (!p[1].en && !p[1].zh) return;
-      var sec = U.section(p[0]);
-      if (p[1].en) add(sec, el("p", "en", p[1].en));
-      if (p[1].zh) { var zz = el("p", "zh", p[1].zh); zz.lang = "zh"; add(sec, zz); }
-      add(card, sec);
+      add(card, add(U.section(p[0]), U.bi(p[1], "div", "prose")));
     });
     if (c.hardware.length || c.hardware_note.en || c.hardware_note.zh) {
-      var hs = U.section("Hardware / 硬件");
+      var hs = U.section(["Hardware", "硬件"]);
       var ul = el("ul");
-      c.hardware.forEach(function (h) { add(ul, add(el("li"), byId[h] ? conceptLink(h) : el("span", null, h))); });
+      c.hardware.forEach(function (h) { add(ul, add(el("li"), byId[h] ? conceptLink(h) : el("code", null, h))); });
       add(hs, ul, U.bi(c.hardware_note, "div", "note"));
       add(card, hs);
     }
-    var out = related(c, "out"), inc = related(c, "in");
-    if (out.length || inc.length) {
-      var rs = U.section("Relations / 关系");
+    if (c.relations.length) {
+      var rs = U.section(["Relations", "关系"]);
       var rl = el("ul", "rels");
-      out.forEach(function (r) {
-        var li = el("li");
-        add(li, el("span", "rel", r.type + " \u2192 "), byId[r.id] ? conceptLink(r.id) : el("span", null, r.id + " (not in the atlas)"),
-            U.bi(r.note, "div", "note"));
-        if (r.evidence.length) add(li, U.evidenceList(r.evidence));
-        add(rl, li);
-      });
-      inc.forEach(function (r) {
-        var li = el("li");
-        add(li, conceptLink(r.id), el("span", "rel", " \u2192 " + r.type + " (this)"));
-        add(rl, li);
+      c.relations.forEach(function (g) {
+        g.concepts.forEach(function (x) {
+          var li = el("li");
+          add(li, term("relation", g.relation, "rel"), el("span", "rel", " \u2192 "),
+              byId[x.id] ? conceptLink(x.id) : el("code", null, x.id), U.bi(x.note || EMPTY, "div", "note"));
+          if (x.direction === "out" && x.evidence.length) add(li, U.evidenceList(x.evidence, V));
+          add(rl, li);
+        });
       });
       add(rs, rl);
       add(card, rs);
     }
     if (c.claims.length) {
-      var cs = U.section("Claims / 论断");
+      var cs = U.section(["Claims", "论断"]);
       var cl = el("ul", "claims");
       c.claims.forEach(function (ref) {
         var k = claimById[ref.id];
         var li = el("li");
-        add(li, el("span", "tag status-" + k.status, k.status), el("code", null, k.id),
+        add(li, term("claim", k.status, "tag status-" + k.status), el("code", null, k.id),
             U.bi(k.statement, "div"), U.bi(k.note, "div", "note"));
-        if (k.evidence.length) add(li, U.evidenceList(k.evidence));
+        if (k.evidence.length) add(li, U.evidenceList(k.evidence, V));
         add(cl, li);
       });
       add(cs, cl);
       add(card, cs);
     }
-    if (c.evidence.length) add(card, add(U.section("Evidence / 证据"), U.evidenceList(c.evidence)));
-    var hsec = U.section("History / 历史");
+    if (c.evidence.length) add(card, add(U.section(["Evidence", "证据"]), U.evidenceList(c.evidence, V)));
+    var hsec = U.section(["History", "历史"]);
     var first = c.first_visible;
     if (first) {
       var p = el("p");
-      add(p, el("span", null, "first visible " + D.days[c.id] +
-                (first.precision === "on-or-before" ? " (on or before)" : "") + " in "));
-      add(p, el("code", null, first.repo), el("span", null, " "));
+      add(p, U.tr("first seen in ", "首见于 "), el("code", null, first.repo), el("span", null, " " + D.days[c.id] + " "));
+      if (first.precision === "on-or-before") add(p, el("span", null, "("), term("precision", "on-or-before"), el("span", null, ") "));
       add(p, U.link(first.url, first.sha ? first.sha.slice(0, 12) : "", "pin"));
-      add(p, el("span", "muted", " (" + first.method + ": " + first.value + ")"));
+      add(p, el("code", "muted", " " + first.method + ": " + first.value));
       add(hsec, p);
     } else {
-      add(hsec, el("p", "muted", "no dated sighting / 无带日期的发现"));
+      add(hsec, U.tr("no dated sighting", "无带日期的发现", "p", "muted"));
     }
-    if (c.repositories.length) add(hsec, el("div", "repos", "repositories: " + repoIds(c).join(", ")));
+    if (c.repositories.length) {
+      var rp = el("div", "repos");
+      add(rp, U.tr("repositories: ", "仓库："), el("code", null, repoIds(c).join(", ")));
+      add(hsec, rp);
+    }
     add(card, hsec);
     if (c.flows.length) {
-      var fs = U.section("Flows / 流程");
+      var fs = U.section(["Flows", "流程"]);
       var fl = el("ul");
       c.flows.forEach(function (f) {
-        var li = el("li");
-        add(li, U.link("flow-" + f.id + ".html#step=" + encodeURIComponent(f.steps[0]), f.title.en || f.id),
-            f.title.zh ? el("span", "zh", " " + f.title.zh) : null,
-            el("span", "muted", " (" + f.steps.length + " step" + (f.steps.length > 1 ? "s" : "") + ")"));
+        var li = el("li"), a = el("a");
+        a.href = "flow-" + f.id + ".html#step=" + encodeURIComponent(f.steps[0]);
+        add(a, U.bi(f.title, "span"));
+        add(li, a, el("span", "muted", " (" + f.steps.length + ")"));
         add(fl, li);
       });
       add(fs, fl);
       add(card, fs);
+    }
+    if (state.path && state.selected === id) {
+      var ps = U.section(["Path", "路径"]);
+      var ol = el("ol", "pathlist");
+      state.path.ids.forEach(function (pid, k) {
+        var li = add(el("li"), conceptLink(pid));
+        if (k < state.path.rels.length) {
+          var r = D.rels[state.path.rels[k]], t = D.relTypes[r[2]].type;
+          var fwd = D.concepts[r[0]].id === pid;
+          add(li, el("span", "muted", fwd ? " \u2014 " : " \u2190 "), term("relation", t, "rel"), el("span", "muted", fwd ? " \u2192" : " \u2014"));
+        }
+        add(ol, li);
+      });
+      add(ps, ol);
+      card.insertBefore(ps, card.children[3] || null);
     }
     document.getElementById("panel").scrollTop = 0;
   }
@@ -599,53 +875,75 @@
   function renderAbout() {
     var card = U.clear(document.getElementById("card"));
     delete card.dataset.concept;
-    add(card, el("h2", null, "The seed's six terms / 六个起点"));
-    add(card, el("p", "hint", "Search, or click a concept: it and its direct neighbours are shown, the rest is hidden. " +
-                 "Clicking a neighbour expands it. Lanes (x) are the six questions: a concept sits in the lane of the first " +
-                 "question it answers, and a mark (+ ...) names the others; inside a lane, older first visible is higher. " +
-                 "/ 搜索或点击概念：显示它与直接相邻的概念；点击相邻概念可展开。横向分道是六问：概念位于它回答的第一个问题的分道，“+”标出其余问题。"));
-    var qs = U.section("The six questions / 六问");
+    var h = el("h2");
+    add(h, U.tr("The seed's six terms", "六个起点"));
+    add(card, h);
+    add(card, U.tr("Search, or click a concept: it and its direct neighbours are shown, the rest is hidden. " +
+                   "Clicking a neighbour expands it; Back returns to the step before, and the trail above lists the steps. " +
+                   "Lanes (x) are the six questions: a concept sits in the lane of the first question it answers, and a mark (+ ...) " +
+                   "names the others; inside a lane, older first visible is higher.",
+                   "搜索或点击概念：显示它与直接相邻的概念，其余隐藏。点击相邻概念可展开；后退回到上一步，上方的路径列出每一步。" +
+                   "横向分道是六问：概念位于它回答的第一个问题的分道，“+”标出其余问题；分道内越早首次可见越靠上。", "p", "hint"));
+    var qs = U.section(["The six questions", "六问"]);
     var ql = el("dl");
     D.questions.forEach(function (q) {
-      add(ql, el("dt", null, q.id + ": " + q.names.en + " · " + q.names.zh), U.bi(q.explanation, "dd"));
+      var dt = el("dt");
+      add(dt, el("code", null, q.id), el("span", null, " "), U.bi(q.names, "span"));
+      add(ql, dt, U.bi(q.explanation, "dd"));
     });
     add(qs, ql);
-    var ks = U.section("Kinds / 种类");
+    var ks = U.section(["Kinds", "种类"]);
     var ul = el("ul", "legend");
     D.kinds.forEach(function (k) {
       if (!k.count) return;
       var g = el("span", "glyph", "\u25a0");
       g.style.color = k.color;
-      add(ul, add(el("li"), g, el("span", null, " " + k.id)));
+      g.setAttribute("aria-hidden", "true");
+      add(ul, add(el("li"), g, el("span", null, " "), term("kind", k.id)));
     });
     add(ks, ul);
-    var fs = U.section("Flows / 流程");
+    var fs = U.section(["Flows", "流程"]);
     var fl2 = el("ul");
     D.flows.forEach(function (f) {
-      add(fl2, add(el("li"), U.link(f.file, f.title.en || f.id),
-                   f.title.zh ? el("span", "zh", " " + f.title.zh) : null));
+      var a = el("a");
+      a.href = f.file;
+      add(a, U.bi(f.title, "span"));
+      add(fl2, add(el("li"), a));
     });
-    if (!D.flows.length) add(fl2, el("li", "muted", "no flows"));
+    if (!D.flows.length) add(fl2, U.tr("no flows", "没有流程", "li", "muted"));
     add(fs, fl2);
     add(card, qs, ks, fs);
   }
 
   /* ---- search: a combobox with a named listbox ---- */
+  /* Ranked: an exact name or alias first; then a name (id, names, short names) that starts with
+     the text ("hcc" -> HCCL, HCCS), an alias that starts with it, a word inside a name or alias
+     that starts with it, and last the text anywhere; ties go to the shorter name, then the id. */
+  var WORD = /[\s_\-\/.:()（）]+/;
+  function rank(nq, k, isName) {
+    if (k === nq) return 0;
+    if (k.indexOf(nq) === 0) return isName ? 1 : 2;
+    if (k.split(WORD).some(function (w) { return w && w.indexOf(nq) === 0; })) return 3;
+    return k.indexOf(nq) > 0 ? 4 : 9;
+  }
   function search(q) {
     var nq = U.normalize(q);
     if (!nq) return [];
     var hits = [];
     D.concepts.forEach(function (c) {
-      var best = 9;
+      var best = 9, len = Infinity, names = D.nameKeys[c.id];
       D.keys[c.id].forEach(function (k) {
-        if (k === nq) best = Math.min(best, 0);
-        else if (k.indexOf(nq) === 0) best = Math.min(best, 1);
-        else if (k.indexOf(nq) > 0) best = Math.min(best, 2);
+        var r = rank(nq, k, names.indexOf(k) >= 0);
+        if (r < best || (r === best && k.length < len)) { best = r; len = k.length; }
       });
-      if (best < 9) hits.push([best, c.id]);
+      names.forEach(function (k) {
+        var r = rank(nq, k, true);
+        if (r < best || (r === best && k.length < len)) { best = r; len = k.length; }
+      });
+      if (best < 9) hits.push([best, len, c.id]);
     });
-    hits.sort(function (a, b) { return a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0); });
-    return hits.map(function (h) { return h[1]; });
+    hits.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1] || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0); });
+    return hits.map(function (h) { return h[2]; });
   }
   var input = document.getElementById("search"), results = document.getElementById("results");
   var active = -1, hitIds = [];
@@ -671,13 +969,13 @@
       li.id = "hit-" + i;
       li.dataset.id = id;
       li.setAttribute("aria-selected", "false");
-      add(li, el("span", null, nameOf(id)), el("span", "tag", byId[id].kind));
+      add(li, nameSpans(id), term("kind", byId[id].kind, "tag"));
       li.addEventListener("mousedown", function (e) { e.preventDefault(); });
       li.addEventListener("click", function () { open(id); });
       add(results, li);
     });
     if (input.value && !hitIds.length) {
-      var none = el("li", "muted", "no match / 无匹配");
+      var none = add(el("li", "muted"), U.tr("no match", "无匹配"));
       none.setAttribute("role", "option"); none.id = "hit-none"; none.setAttribute("aria-disabled", "true");
       add(results, none);
     }
@@ -723,7 +1021,7 @@
     var g = el("span", "glyph", "\u25a0");
     g.style.color = k.color;
     g.setAttribute("aria-hidden", "true");
-    add(lab, cb, g, el("span", null, k.id + " (" + k.count + ")"));
+    add(lab, cb, g, term("kind", k.id), el("span", null, " (" + k.count + ")"));
     add(boxes, lab);
   });
   fq.addEventListener("change", function () { state.question = fq.value; draw(true); });
@@ -747,16 +1045,33 @@
     state.hide = hide.checked = false;
     draw(true);
   });
-  document.getElementById("seed").addEventListener("click", function () { focusOn(D.meta.focus, null); });
+  document.getElementById("seed").addEventListener("click", function () { focusOn(D.meta.focus, null, "seed"); });
+  document.getElementById("pathform").addEventListener("submit", function (e) {
+    e.preventDefault();
+    var a = search(document.getElementById("path-from").value)[0], b = search(document.getElementById("path-to").value)[0];
+    if (!a || !b || !showPath(a, b)) {
+      U.clear(document.getElementById("status")).appendChild(
+        U.tr("No path: " + (a ? "" : "the first name matches no concept; ") + (b ? "" : "the second name matches no concept; ") + "no chain of relations joins them.",
+             "没有路径：" + (a ? "" : "第一个名称没有匹配的概念；") + (b ? "" : "第二个名称没有匹配的概念；") + "它们之间没有关系链。"));
+    }
+  });
+  AtlasLang.onChange(function () { render(); });
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(function () { draw(true); }, 150);
   });
 
+  /* the first entry: the concept the URL names, else the seed's six terms (replaced, not pushed) */
   var h0 = U.hashParams();
-  if (h0.concept && byId[h0.concept]) focusOn([], h0.concept);
-  else focusOn(D.meta.focus, null);
+  if (history.state && history.state.trail) restore(history.state);
+  else {
+    var first = h0.concept && byId[h0.concept] ? h0.concept : null;
+    focusState(first ? [] : D.meta.focus, first);
+    state.trail = [{ how: first ? "focus" : "seed", id: first }];
+    render();
+    amend();
+  }
 
   function domOf(id) {
     var p = network.getPositions([id])[id];
@@ -774,7 +1089,18 @@
     drawnIds: function () { return drawn.slice(); },
     neighbours: function (id) { return byId[id] ? neighbours(id).filter(function (n, i, a) { return a.indexOf(n) === i; }).sort() : []; },
     search: search,
-    open: function (id) { focusOn([], id); return !!byId[id]; },
+    open: function (id) { if (!byId[id]) return false; focusOn([], id); return true; },
+    hide: hideNode,
+    pin: function (id, on) { return pinNode(id, on === undefined ? true : on); },
+    path: function (a, b) { return showPath(a, b) ? state.path.ids.slice() : null; },
+    shortestPath: function (a, b) { var p = shortestPath(a, b); return p ? p.ids : null; },
+    trail: function () { return state.trail.map(function (t) { return t.id; }); },
+    crumbs: function () { return Array.prototype.map.call(document.querySelectorAll("#crumbs button"), function (b) { return b.textContent; }); },
+    hidden: function () { return Object.keys(state.hidden).sort(); },
+    pinned: function () { return Object.keys(state.pinned).sort(); },
+    origin: function () { return state.origin; },
+    listMode: listMode,
+    edgeFontPx: function () { return EFONT.size * network.getScale(); },
     select: function (id) { return expand(id); },
     seed: function () { focusOn(D.meta.focus, null); },
     selected: function () { return state.selected; },

@@ -9,6 +9,7 @@
   var status = document.getElementById("status");
   var tip = document.getElementById("tip");
   var line = document.getElementById("asof-line"), label = document.getElementById("asof-label");
+  var labelDay = document.getElementById("asof-day");
   var after = document.getElementById("after");
   var start = svg.dataset.start.split("-").map(Number);
   var end = Number(svg.dataset.end);
@@ -37,7 +38,7 @@
     var x = dateX(d), later = 0;
     line.setAttribute("x1", x); line.setAttribute("x2", x);
     label.setAttribute("x", x - 4);
-    label.textContent = "as of " + d;
+    labelDay.textContent = d;
     after.setAttribute("x", x);
     after.setAttribute("width", Math.max(end - x, 0));
     events.forEach(function (a) {
@@ -45,14 +46,16 @@
       a.classList.toggle("later", l);
       if (l) later++;
     });
-    status.textContent = (events.length - later) + " of " + events.length +
-      " dated concepts visible as of " + d + ".";
+    AtlasLang.say(status, (events.length - later) + " of " + events.length + " dated concepts visible as of " + d + ".",
+          "截至 " + d + "，" + events.length + " 个有日期的概念中可见 " + (events.length - later) + " 个。");
   }
   function show(a, x, y) {
-    var prec = a.dataset.precision === "on-or-before" ? "on or before" : "exact";
-    tip.textContent = a.dataset.en + (a.dataset.zh ? " \u00b7 " + a.dataset.zh : "") + "\n" +
-      a.dataset.repo + " \u00b7 " + a.dataset.date + " (" + prec + ")\n" +
-      "sha " + a.dataset.sha + "\nprobe " + a.dataset.probe;
+    var zh = AtlasLang.current() === "zh", both = AtlasLang.current() === "both";
+    var prec = a.dataset.precision === "on-or-before" ? (zh ? "不晚于" : "on or before") : (zh ? "确切" : "exact");
+    var name = zh ? (a.dataset.zh || a.dataset.en) : a.dataset.en + (both && a.dataset.zh ? " \u00b7 " + a.dataset.zh : "");
+    tip.lang = zh ? "zh" : "en";
+    tip.textContent = name + "\n" + (zh ? "首见于 " : "first seen in ") + a.dataset.repo + " \u00b7 " +
+      a.dataset.date + " (" + prec + ")\nsha " + a.dataset.sha + "\n" + (zh ? "探针 " : "probe ") + a.dataset.probe;
     tip.hidden = false;
     var w = tip.offsetWidth, h = tip.offsetHeight;
     var left = Math.min(x + 14, window.innerWidth - w - 8), top = y + 14;
