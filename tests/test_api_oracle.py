@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from atlas.code.decls import canonical, declarations
+from fastimport import commit_stream
 from atlas.harvest import read_state
 from atlas.harvest.refresh import refresh
 from atlas.model import ApiRule, Atlas, Concept, Probe, ReleaseRule, Repository, Text
@@ -160,20 +161,7 @@ def build(path: Path, history) -> None:
     commits, tags = history
     path.mkdir(parents=True)
     sh(path, "init", "-q", "--bare", "-b", "master", ".")
-    out = []
-    for i, (parents, tree, t, z) in enumerate(commits):
-        ref = "refs/heads/master" if i == len(commits) - 1 else f"refs/heads/c{i}"
-        msg = f"c{i}".encode()
-        out.append(f"commit {ref}\nmark :{i + 1}\n".encode())
-        out.append(f"author A <a@x> {TIMES[t]} {ZONES[z]}\ncommitter C <c@x> {TIMES[t]} {ZONES[z]}\n".encode())
-        out.append(b"data %d\n%s\n" % (len(msg), msg))
-        if parents:
-            out.append(f"from :{parents[0] + 1}\n".encode())
-            out += [f"merge :{p + 1}\n".encode() for p in parents[1:]]
-        out.append(b"deleteall\n")
-        for name, groups in sorted(tree.items()):
-            body = render(name, groups).encode()
-            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(body), body))
+    out = commit_stream(commits, TIMES, ZONES, render)
     for name, i, annotated, t, z in tags:
         if annotated:
             out.append(f"tag {name}\nfrom :{i + 1}\ntagger T <t@x> {TIMES[t]} {ZONES[z]}\ndata 1\nx\n".encode())

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from atlas.harvest import read_state
+from fastimport import commit_stream
 from atlas.harvest.refresh import refresh
 from atlas.model import Atlas, Concept, Probe, Text
 
@@ -117,21 +118,7 @@ def build(path, commits) -> None:
     """One `git fast-import` stream; every commit writes its whole tree (deleteall + M)."""
     path.mkdir(parents=True)
     sh(path, "init", "-q", "--bare", "-b", "master", ".")
-    out = []
-    for i, (parents, tree, t, z) in enumerate(commits):
-        ref = "refs/heads/master" if i == len(commits) - 1 else f"refs/heads/c{i}"
-        msg = f"c{i}".encode()
-        out.append(f"commit {ref}\nmark :{i + 1}\n".encode())
-        out.append(f"author A <a@x> {TIMES[t]} {ZONES[z]}\n".encode())
-        out.append(f"committer C <c@x> {TIMES[t]} {ZONES[z]}\n".encode())
-        out.append(b"data %d\n%s\n" % (len(msg), msg))
-        if parents:
-            out.append(f"from :{parents[0] + 1}\n".encode())
-            out += [f"merge :{p + 1}\n".encode() for p in parents[1:]]
-        out.append(b"deleteall\n")
-        for name, text in sorted(tree.items()):
-            body = text.encode()
-            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(body), body))
+    out = commit_stream(commits, TIMES, ZONES, lambda _name, text: text)
     sh(path, "fast-import", "--quiet", "--date-format=raw", input=b"".join(out))
 
 
