@@ -1,55 +1,87 @@
-"""The card store: every concept card precomputed when the index is built, so that
-`atlas query TERM` reads the small name index and one card instead of the whole atlas.
+"""The card store: `atlas query TERM` reads the name lookups and one card of the compiled index
+(atlas.index) instead of the whole atlas.
 
-It is a cache derived from the compiled index (same key: content hash, folder and code); when it is
-missing it is written from the atlas, and a term it cannot resolve falls back to the full atlas
-(for suggestions).
+A card is rendered from the concept's neighbourhood (what the card shows, `update.neighbourhood`)
+the first time it is asked for, and kept as a checksummed file beside the index's generation,
+stamped with its epoch: a change that reaches the card gives it a new epoch, and the next query
+renders it again. A term the lookups cannot resolve falls back to the full atlas (for
+suggestions).
 """
 from __future__ import annotations
 
-import marshal
 import re
-from pathlib import Path
 
 from . import cache, queries
-from .index import load_keyed
+from .index import Index, open_index
 from .model import utc_day
+from .text import norm, squash
 
 _SAFE = re.compile(r"^[a-z0-9-]+$")
 
 
+def card_of(atlas, concept) -> dict:
+    """The card the store keeps for a concept (the one place that says how a card is made)."""
+    return queries.card(atlas, concept)
+
+
+class _Names:
+    """A name lookup of the index (`name`: folded with norm, `loose`: with squash): key -> ids."""
+
+    def __init__(self, con, table: str):
+        self.con = con
+        self.table = table
+
+    def get(self, key: str, default=None):
+        ids = {r[0] for r in self.con.execute(f"SELECT id FROM {self.table} WHERE key = ?", (key,))}
+        return ids or default
+
+    def containing(self, key: str) -> dict[str, set[str]]:
+        """The part of the lookup whose keys contain `key` (all a prefix search needs)."""
+        out: dict[str, set[str]] = {}
+        if key:
+            for k, i in self.con.execute(f"SELECT key, id FROM {self.table} WHERE instr(key, ?) > 0", (key,)):
+                out.setdefault(k, set()).add(i)
+        return out
+
+
+class _Ids:
+    def __init__(self, con):
+        self.con = con
+
+    def __contains__(self, ident) -> bool:
+        return self.con.execute("SELECT 1 FROM concept WHERE id = ?", (ident,)).fetchone() is not None
+
+
 class CardStore:
-    def __init__(self, directory: Path, names: dict, materialise, key: str = ""):
-        self.directory = directory
-        self.key = key
-        self.names = names
-        self._materialise = materialise
-        self._atlas = None
+    def __init__(self, index: Index):
+        self.index = index
+        self.key = index.key
+        self.ids = _Ids(index.con)
+        self.name_index = _Names(index.con, "name")
+        self.loose_index = _Names(index.con, "loose")
 
     @property
     def questions(self) -> dict:
-        return self.names["questions"]
+        return self.index.meta("questions", {})
 
     def atlas(self):
-        if self._atlas is None:
-            self._atlas = self._materialise()
-        return self._atlas
+        return self.index.atlas()
 
     def find(self, term: str) -> str | None:
-        n = self.names
-        return queries.find_id(n["ids"], n["name_index"], n["loose_index"], term)
+        return queries.exact_id(self.ids, self.name_index, self.loose_index, term) or self._prefix(term)
+
+    def _prefix(self, term: str) -> str | None:
+        return queries.prefix_id(self.name_index.containing(norm(term)),
+                                 self.loose_index.containing(squash(term)), term)
 
     def answer(self, term: str) -> tuple[str, object]:
         """("card", id) when the term names one concept, or is a confident prefix that the ranked
         search also puts first; otherwise ("hits", ranked search hits, maybe empty)."""
-        from . import search
-
-        n = self.names
-        ident = queries.exact_id(n["ids"], n["name_index"], n["loose_index"], term)
+        ident = queries.exact_id(self.ids, self.name_index, self.loose_index, term)
         if ident:
             return "card", ident
-        hits = search.open_index(self.key, self.atlas).search(term, limit=10)
-        prefix = queries.prefix_id(n["name_index"], n["loose_index"], term)
+        hits = self.index.search.search(term, limit=10)
+        prefix = self._prefix(term)
         if prefix and (not hits or (hits[0]["type"], hits[0]["id"]) == ("concept", prefix)):
             return "card", prefix
         return "hits", hits
@@ -65,41 +97,43 @@ class CardStore:
         return hits
 
     def card(self, ident: str, as_of: str | None = None) -> dict:
-        card = cache.read(self.directory / f"{ident}.marshal")
+        card = self._kept(ident)
         if card is None:
-            atlas = self.atlas()
-            card = queries.card(atlas, atlas.concept(ident))
+            card = self._render(ident)
         if as_of:
             queries.mark_as_of(card, as_of)
         return card
 
+    def _file(self, ident: str):
+        folder = self.index.cards_dir
+        return folder / f"{ident}.marshal" if folder is not None and _SAFE.match(ident) else None
 
-def _write(directory: Path, atlas) -> dict:
-    names = {
-        "ids": {c.id: 1 for c in atlas.concepts},
-        "name_index": {k: sorted(v) for k, v in atlas.name_index.items()},
-        "loose_index": {k: sorted(v) for k, v in atlas.loose_index.items()},
-        "questions": queries.questions_names(atlas),
-    }
-    try:
-        with cache.atomic_dir(directory) as tmp:
-            for c in atlas.concepts:
-                if _SAFE.match(c.id):
-                    (tmp / f"{c.id}.marshal").write_bytes(marshal.dumps(queries.card(atlas, c)))
-            (tmp / "names.marshal").write_bytes(marshal.dumps(names))
-    except OSError:
-        pass  # read-only cache: the cards are recomputed from the atlas each time
-    return names
+    def _kept(self, ident: str) -> dict | None:
+        file = self._file(ident)
+        if file is None:
+            return None
+        kept = cache.read(file)
+        if isinstance(kept, dict) and kept.get("epoch") == self.index.card_epoch(ident) and kept.get("id") == ident:
+            return kept["card"]
+        return None
+
+    def _render(self, ident: str) -> dict:
+        from .update import neighbourhood
+
+        near = neighbourhood(self.index.con, ident)
+        if near is None:
+            atlas = self.atlas()
+            return card_of(atlas, atlas.concept(ident))
+        card = card_of(near, near.concept(ident))
+        file = self._file(ident)
+        if file is not None:
+            cache.write(file, {"id": ident, "epoch": self.index.card_epoch(ident), "card": card})
+        return card
 
 
 def open_store(data_dir=None) -> CardStore:
-    materialise, key = load_keyed(data_dir, lazy=True)
-    directory = cache.path("cards", key, "")
-    names = cache.read(directory / "names.marshal")
-    if names is None:
-        atlas = materialise()
-        names = _write(directory, atlas)
-        store = CardStore(directory, names, lambda: atlas, key)
-        store._atlas = atlas
-        return store
-    return CardStore(directory, names, materialise, key)
+    """The card store of a data folder's compiled index (updated first if data changed; bad data
+    raises AtlasError with every problem)."""
+    index = open_index(data_dir)
+    index.raise_errors()
+    return CardStore(index)

@@ -18,12 +18,13 @@ from typing import Callable, NamedTuple
 from .errors import AtlasError, Location, Problem
 
 SUFFIXES = (".yaml", ".yml")
-MAX_ENTRIES = 20_000  # names looked at; the bundled atlas has a few hundred
+MAX_ENTRIES = 200_000  # names looked at; the bundled atlas has a few hundred, a grown one 30,000 and more
 
 
 class Listing(NamedTuple):
     files: list[tuple[str, int, int]]  # (path relative to the folder, size, mtime in ns), sorted
     problems: list[Problem]
+    folders: list[str] = []  # every folder listed, relative to the folder ("" is the folder itself)
 
 
 def refuse_root(root: Path) -> None:
@@ -46,6 +47,7 @@ class _Walker:
         self.problems: list[Problem] = []
         self.seen: set[tuple[int, int]] = set()
         self.linked: list[str] = []  # folders reached through a link, walked after the real ones
+        self.folders: list[str] = []
         self.count = 0
 
     def problem(self, rel: str, code: str, message: str, hint: str = "") -> None:
@@ -63,7 +65,7 @@ class _Walker:
             if not self.folder(rel, stack):
                 break
         self.files.sort()
-        return Listing(self.files, self.problems)
+        return Listing(self.files, self.problems, sorted(self.folders))
 
     def enter(self, rel: str, stack: list) -> None:
         """Walk a folder reached through a link, unless it was walked already."""
@@ -88,6 +90,7 @@ class _Walker:
             self.problem(rel or ".", "unreadable-folder", f"cannot read folder: {exc.strerror or exc}",
                          "give the folder read and search permission, or remove it")
             return True
+        self.folders.append(rel)
         for e in entries:
             if e.name.startswith("."):
                 continue

@@ -14,6 +14,7 @@ DATA = ROOT / "data"
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("ATLAS_CACHE", str(tmp_path_factory.getbasetemp() / "atlas-cache"))
+    monkeypatch.setenv("ATLAS_CACHE_STRICT", "1")  # a cache that fails three times raises, not falls back
     monkeypatch.delenv("ATLAS_DATA", raising=False)
 
 

@@ -1,0 +1,430 @@
+"""Where the compiled index of one data folder lives: a SQLite database in the user's cache,
+updated in place as data files change (atlas.update says how), read by many processes at once.
+
+One folder per data folder and version of the code, `<cache>/store-<folder crc>-<code crc>/`:
+
+    current          the pointer: the current generation, its seal (size, times and inode of its
+                     database file when its writer finished) and its update counter; checksummed
+    write.lock       held exclusively by the one process updating this folder's index
+    <gen>.sqlite     one generation of the database
+    <gen>.lock       held shared by every process reading <gen>; exclusively by the process updating
+                     it in place, or removing it
+    <gen>.cards/     cards rendered from <gen>: one checksummed file per concept with its epoch
+
+A reader takes the shared lock, checks the database file against the seal (a change that a size
+and time check would miss, such as `cp -p` over it, still changes its ctime) and reads in one
+transaction, so it sees one state from start to end. A writer updates the current generation in
+place when no reader holds it, else (a long-lived reader such as the MCP server) it copies the
+database to a new generation and swaps the pointer; a missing, damaged or mismatched generation is
+rebuilt as a new one, reusing the parse results whose checksums still hold. Old generations are
+removed once no process holds them.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from . import cache
+
+FORMAT = 1
+BUSY_MS = 60_000
+
+SCHEMA = (
+    "CREATE TABLE meta (k TEXT PRIMARY KEY, v BLOB)",
+    # parse results, by content: the plain FileResult of the bytes `sha` read as `display`
+    "CREATE TABLE parsed (sha TEXT, display TEXT, used INTEGER, blob BLOB, PRIMARY KEY (sha, display))",
+    "CREATE TABLE file (rel TEXT PRIMARY KEY, sha TEXT, display TEXT)",
+    # every record a file defines (duplicates too) and the one that counts (first in file order)
+    "CREATE TABLE cand (kind TEXT, id TEXT, rel TEXT, pos INTEGER, line INTEGER, col INTEGER)",
+    "CREATE INDEX cand_id ON cand(kind, id)",
+    "CREATE INDEX cand_rel ON cand(rel)",
+    "CREATE TABLE win (kind TEXT, id TEXT, rel TEXT, pos INTEGER, PRIMARY KEY (kind, id))",
+    # what cards, name lookups and the cross-file checks read without loading records
+    "CREATE TABLE concept (id TEXT PRIMARY KEY, kind TEXT, names BLOB)",
+    "CREATE TABLE name (key TEXT, id TEXT)",
+    "CREATE INDEX name_key ON name(key)",
+    "CREATE INDEX name_id ON name(id)",
+    "CREATE TABLE loose (key TEXT, id TEXT)",
+    "CREATE INDEX loose_key ON loose(key)",
+    "CREATE INDEX loose_id ON loose(id)",
+    "CREATE TABLE rel (owner TEXT, pos INTEGER, type TEXT, source TEXT, target TEXT, rkey TEXT, "
+    "file TEXT, line INTEGER, col INTEGER, blob BLOB)",
+    "CREATE INDEX rel_owner ON rel(owner)",
+    "CREATE INDEX rel_source ON rel(source)",
+    "CREATE INDEX rel_target ON rel(target)",
+    "CREATE INDEX rel_rkey ON rel(rkey)",
+    "CREATE TABLE about (claim TEXT, concept TEXT)",
+    "CREATE INDEX about_concept ON about(concept)",
+    "CREATE INDEX about_claim ON about(claim)",
+    "CREATE TABLE touch (flow TEXT, concept TEXT)",
+    "CREATE INDEX touch_concept ON touch(concept)",
+    "CREATE INDEX touch_flow ON touch(flow)",
+    "CREATE TABLE sighting (concept TEXT, seq INTEGER, blob BLOB)",
+    "CREATE INDEX sighting_concept ON sighting(concept)",
+    "CREATE TABLE ref (kind TEXT, target TEXT, rel TEXT)",
+    "CREATE INDEX ref_target ON ref(kind, target)",
+    "CREATE INDEX ref_rel ON ref(rel)",
+    # problems by scope: a file's own, a duplicate id, or a cross-file check's part
+    "CREATE TABLE problem (scope TEXT, stage INTEGER, seq INTEGER, blob BLOB)",
+    "CREATE INDEX problem_scope ON problem(scope)",
+    # the epoch of each card that changed since the generation began (see Reader.card_epoch)
+    "CREATE TABLE stale (id TEXT PRIMARY KEY, epoch INTEGER)",
+)
+
+
+def entry_dir(root: Path) -> Path:
+    """The cache folder of one data folder's compiled index, for this version of the code."""
+    return cache.cache_dir() / f"store-{cache.crc(str(root))}-{cache.crc(cache.code_key())}"
+
+
+def _stat(path: Path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def read_pointer(entry: Path) -> dict | None:
+    pointer = cache.read(entry / "current")
+    if isinstance(pointer, dict) and pointer.get("format") == FORMAT and isinstance(pointer.get("gen"), str):
+        return pointer
+    return None
+
+
+def _connect(db: Path, readonly: bool) -> sqlite3.Connection:
+    uri = f"file:{db}?mode={'ro' if readonly else 'rwc'}"
+    con = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_MS / 1000)
+    return con
+
+
+def get_meta(con, key: str, default=None):
+    row = con.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    if row is None:
+        return default
+    return cache.unpack(row[0])
+
+
+def set_meta(con, key: str, value) -> None:
+    con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, cache.pack(value)))
+
+
+class Reader:
+    """One generation, opened read-only inside one transaction, its lock held shared."""
+
+    def __init__(self, entry: Path, pointer: dict, lock: cache.Lock, con: sqlite3.Connection):
+        self.entry = entry
+        self.pointer = pointer
+        self.gen = pointer["gen"]
+        self.lock = lock
+        self.con = con
+        self._meta: dict = {}
+
+    def meta(self, key: str, default=None):
+        if key not in self._meta:
+            self._meta[key] = get_meta(self.con, key, default)
+        return self._meta[key]
+
+    @property
+    def cards_dir(self) -> Path:
+        return self.entry / f"{self.gen}.cards"
+
+    def card_epoch(self, ident: str) -> int:
+        """Cards rendered at or after this epoch are current (a writer raises it when a change
+        reaches the card)."""
+        row = self.con.execute("SELECT epoch FROM stale WHERE id = ?", (ident,)).fetchone()
+        return max(row[0] if row else 0, self.meta("epoch_all", 0))
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            self.lock.release()
+
+    def __del__(self) -> None:  # the last user gone: let writers and eviction have the generation
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def open_reader(entry: Path) -> Reader | None:
+    """The current generation, locked shared and matching its seal; None when there is none or it
+    does not match (the caller updates or rebuilds it)."""
+    for _ in range(5):
+        pointer = read_pointer(entry)
+        if pointer is None or pointer.get("seal") is None:
+            return None
+        lock = cache.Lock(entry / f"{pointer['gen']}.lock")
+        try:
+            lock.shared()
+        except OSError:
+            return None
+        if lock.stale() or read_pointer(entry) != pointer:
+            lock.release()
+            continue
+        reader = _checked(entry, pointer, lock)
+        if reader is None:
+            lock.release()
+        return reader
+    return None
+
+
+def _checked(entry: Path, pointer: dict, lock: cache.Lock) -> Reader | None:
+    db = entry / f"{pointer['gen']}.sqlite"
+    if _stat(db) != tuple(pointer["seal"]):
+        return None
+    try:
+        con = _connect(db, readonly=True)
+        con.execute("BEGIN")
+        if get_meta(con, "counter") != pointer["counter"] or get_meta(con, "format") != FORMAT:
+            con.close()
+            return None
+    except (sqlite3.Error, cache.Corrupt):
+        return None
+    _mark_used(entry)
+    return Reader(entry, pointer, lock, con)
+
+
+def _mark_used(entry: Path) -> None:
+    """Eviction removes the least recently used first: touch the pointer (at most once a minute)."""
+    import time
+
+    try:
+        current = entry / "current"
+        if time.time() - current.stat().st_mtime > 60:
+            os.utime(current)
+    except OSError:
+        pass
+
+
+class Writer:
+    """The one process updating a data folder's compiled index: `with Writer(entry, root) as w:`
+    gives `w.con` (a write transaction on the current generation, or on a new one) and `w.fresh`
+    (True when the generation starts empty, or from salvaged parse results only). On success the
+    transaction is committed, the generation sealed and made current."""
+
+    def __init__(self, entry: Path, root: Path, display: str):
+        self.entry = entry
+        self.root = root
+        self.display = display
+        self.write_lock = cache.Lock(entry / "write.lock")
+        self.gen_lock: cache.Lock | None = None
+        self.con: sqlite3.Connection | None = None
+        self.gen = ""
+        self.fresh = True
+        self.counter = 0
+
+    def __enter__(self) -> "Writer":
+        self.entry.mkdir(parents=True, exist_ok=True)
+        self.write_lock.exclusive(timeout=None)
+        try:
+            self._open()
+        except BaseException:
+            self._abandon()
+            raise
+        return self
+
+    def _open(self) -> None:
+        pointer = read_pointer(self.entry)
+        if pointer is not None and pointer.get("seal") is not None:
+            old = self.entry / f"{pointer['gen']}.sqlite"
+            if _stat(old) == tuple(pointer["seal"]) and self._in_place(pointer):
+                return
+            if _stat(old) == tuple(pointer["seal"]) and self._copy(pointer):
+                return
+        self._new(salvage_from=self.entry / f"{pointer['gen']}.sqlite" if pointer else None)
+
+    def _in_place(self, pointer: dict) -> bool:
+        """Update the current generation itself, once no reader holds it (waiting up to a second)."""
+        lock = cache.Lock(self.entry / f"{pointer['gen']}.lock")
+        if not lock.exclusive(timeout=1.0) or lock.stale():
+            lock.release()
+            return False
+        try:
+            con = _connect(self.entry / f"{pointer['gen']}.sqlite", readonly=False)
+            con.execute("PRAGMA journal_mode=DELETE")
+            con.execute("PRAGMA synchronous=NORMAL")
+            con.execute("BEGIN IMMEDIATE")
+            if get_meta(con, "counter") != pointer["counter"]:
+                raise cache.Corrupt("counter")
+        except (sqlite3.Error, cache.Corrupt):
+            lock.release()
+            return False
+        self.gen_lock, self.con, self.gen, self.fresh = lock, con, pointer["gen"], False
+        self.counter = pointer["counter"]
+        return True
+
+    def _copy(self, pointer: dict) -> bool:
+        """A reader holds the current generation: write a copy of it, and switch to the copy."""
+        import shutil
+
+        self._start_gen()
+        try:
+            shutil.copyfile(self.entry / f"{pointer['gen']}.sqlite", self.entry / f"{self.gen}.sqlite")
+            self._connect_new()
+            if get_meta(self.con, "counter") != pointer["counter"]:
+                raise cache.Corrupt("counter")
+        except (OSError, sqlite3.Error, cache.Corrupt):
+            self._drop_gen()
+            return False
+        self.fresh, self.counter = False, pointer["counter"]
+        return True
+
+    def _start_gen(self) -> None:
+        self.gen = os.urandom(6).hex()
+        self.gen_lock = cache.Lock(self.entry / f"{self.gen}.lock")
+        self.gen_lock.exclusive(timeout=None)
+
+    def _connect_new(self) -> None:
+        self.con = _connect(self.entry / f"{self.gen}.sqlite", readonly=False)
+        self.con.execute("PRAGMA journal_mode=OFF")  # a new generation is not current until it is done
+        self.con.execute("PRAGMA synchronous=OFF")
+        self.con.execute("BEGIN")
+
+    def _new(self, salvage_from: Path | None) -> None:
+        self._start_gen()
+        self._connect_new()
+        for sql in SCHEMA:
+            self.con.execute(sql)
+        from . import search
+
+        search.create(self.con)
+        set_meta(self.con, "format", FORMAT)
+        set_meta(self.con, "root", str(self.root))
+        set_meta(self.con, "display", self.display)
+        if salvage_from is not None:
+            _salvage(self.con, salvage_from)
+        self.fresh, self.counter = True, 0
+
+    def _drop_gen(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+        for suffix in (".sqlite", ".sqlite-journal"):
+            try:
+                os.unlink(self.entry / f"{self.gen}{suffix}")
+            except OSError:
+                pass
+        if self.gen_lock is not None:
+            try:
+                os.unlink(self.gen_lock.path)
+            except OSError:
+                pass
+            self.gen_lock.release()
+            self.gen_lock = None
+
+    def commit(self) -> None:
+        """Commit, seal and make this generation current."""
+        self.counter += 1
+        set_meta(self.con, "counter", self.counter)
+        self.con.execute("COMMIT")
+        self.con.close()
+        self.con = None
+        db = self.entry / f"{self.gen}.sqlite"
+        fd = os.open(db, os.O_RDONLY)  # a new generation was written without a journal: flush it
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        pointer = {"format": FORMAT, "gen": self.gen, "root": str(self.root), "counter": self.counter,
+                   "seal": _stat(db)}
+        cache.atomic_write(self.entry / "current", cache.pack(pointer, compress=False))
+
+    def _abandon(self) -> None:
+        if self.con is not None:
+            try:
+                self.con.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        if self.fresh or (self.gen and read_pointer(self.entry) and read_pointer(self.entry)["gen"] != self.gen):
+            self._drop_gen()
+        elif self.con is not None:
+            self.con.close()
+            self.con = None
+
+    def __exit__(self, kind, exc, tb) -> None:
+        try:
+            if kind is None:
+                self.commit()
+            else:
+                self._abandon()
+        finally:
+            if self.gen_lock is not None:
+                self.gen_lock.release()
+            self.write_lock.release()
+        if kind is None:
+            remove_old_generations(self.entry)
+
+
+def _salvage(con, old: Path) -> None:
+    """Copy the parse results of a damaged or mismatched generation (each is checked by its own
+    checksum when used: a damaged one is a miss and the file is read again)."""
+    try:
+        con.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
+    except sqlite3.Error:
+        return
+    try:
+        con.execute("INSERT OR IGNORE INTO parsed SELECT sha, display, 0, blob FROM old.parsed")
+    except sqlite3.Error:
+        pass
+    finally:
+        try:
+            con.execute("DETACH DATABASE old")
+        except sqlite3.Error:
+            pass
+
+
+def remove_old_generations(entry: Path) -> list[str]:
+    """Remove every generation of `entry` but the current one that no process holds."""
+    pointer = read_pointer(entry)
+    current = pointer["gen"] if pointer else None
+    removed = []
+    try:
+        names = os.listdir(entry)
+    except OSError:
+        return removed
+    gens = {n.split(".", 1)[0] for n in names if n.endswith((".sqlite", ".lock", ".cards", ".sqlite-journal"))}
+    for gen in sorted(gens - {current, "write"}):
+        lock = cache.Lock(entry / f"{gen}.lock")
+        try:
+            if not lock.exclusive(0) or (read_pointer(entry) or {}).get("gen") == gen:
+                continue
+            _remove_gen(entry, gen)
+            removed.append(gen)
+        except OSError:
+            continue
+        finally:
+            lock.release()
+    return removed
+
+
+def _remove_gen(entry: Path, gen: str) -> None:
+    import shutil
+
+    for suffix in (".sqlite", ".sqlite-journal"):
+        try:
+            os.unlink(entry / f"{gen}{suffix}")
+        except OSError:
+            pass
+    shutil.rmtree(entry / f"{gen}.cards", ignore_errors=True)
+    try:
+        os.unlink(entry / f"{gen}.lock")
+    except OSError:
+        pass
+
+
+def memory(root: Path, display: str) -> sqlite3.Connection:
+    """An empty compiled index in memory, for a cache that cannot be written."""
+    from . import search
+
+    con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    con.execute("BEGIN")
+    for sql in SCHEMA:
+        con.execute(sql)
+    search.create(con)
+    set_meta(con, "format", FORMAT)
+    set_meta(con, "root", str(root))
+    set_meta(con, "display", display)
+    return con
