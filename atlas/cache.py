@@ -437,3 +437,21 @@ def clear(folder: Path | None = None) -> tuple[list[str], list[str]]:
     for e in entries(folder):
         (removed if remove(folder / e.name) else kept).append(e.name)
     return removed, kept
+
+
+def report(clear_it: bool = False, folder: Path | None = None) -> dict:
+    """What `atlas cache` shows: the folder, its size and entries (newest use first: name, kind,
+    bytes, last use as an ISO timestamp, the data folder a compiled index is of) and, when asked
+    to clear it, what was removed and what was kept because a process holds it."""
+    from datetime import datetime, timezone
+
+    folder = folder or cache_dir()
+    out: dict = {"folder": str(folder)}
+    if clear_it:
+        out["removed"], out["kept"] = clear(folder)
+    found = entries(folder)
+    out["bytes"] = sum(e.size for e in found)
+    out["entries"] = [{"name": e.name, "kind": e.kind, "bytes": e.size, "about": e.about,
+                       "used": datetime.fromtimestamp(e.used, timezone.utc).isoformat(timespec="seconds")}
+                      for e in found]
+    return out

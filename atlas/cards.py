@@ -54,11 +54,24 @@ class _Ids:
 
 class CardStore:
     def __init__(self, index: Index):
+        self._use(index)
+
+    def _use(self, index: Index) -> None:
         self.index = index
         self.key = index.key
         self.ids = _Ids(index.con)
         self.name_index = _Names(index.con, "name")
         self.loose_index = _Names(index.con, "loose")
+
+    def _again(self, read):
+        """`read()`; when it meets a damaged row, the index is rebuilt and `read()` runs again."""
+        try:
+            return read()
+        except cache.Corrupt:
+            from .index import reopen
+
+            self._use(reopen(self.index))
+            return read()
 
     @property
     def questions(self) -> dict:
@@ -77,6 +90,9 @@ class CardStore:
     def answer(self, term: str) -> tuple[str, object]:
         """("card", id) when the term names one concept, or is a confident prefix that the ranked
         search also puts first; otherwise ("hits", ranked search hits, maybe empty)."""
+        return self._again(lambda: self._answer(term))
+
+    def _answer(self, term: str) -> tuple[str, object]:
         ident = queries.exact_id(self.ids, self.name_index, self.loose_index, term)
         if ident:
             return "card", ident
@@ -99,7 +115,7 @@ class CardStore:
     def card(self, ident: str, as_of: str | None = None) -> dict:
         card = self._kept(ident)
         if card is None:
-            card = self._render(ident)
+            card = self._again(lambda: self._render(ident))
         if as_of:
             queries.mark_as_of(card, as_of)
         return card

@@ -125,7 +125,10 @@ class Index:
         if self._atlas is None:
             from .update import materialise
 
-            self._atlas = materialise(self.con, self.root)
+            try:
+                self._atlas = materialise(self.con, self.root)
+            except cache.Corrupt:  # a damaged row: rebuild, and read the new index
+                self._atlas = reopen(self).atlas()
         return self._atlas
 
     @property
@@ -191,6 +194,7 @@ def _open(root: Path) -> Index | None:
     entry = store.entry_dir(root)
     refreshed = False
     for attempt in range(3):
+        reader = None
         try:
             reader = store.open_reader(entry)
             if reader is not None:
@@ -201,11 +205,30 @@ def _open(root: Path) -> Index | None:
                 refresh(writer.con, root, writer.fresh, writer.counter)
             refreshed = True
             cache.evict(keep={entry.name})
-        except (OSError, sqlite3.Error, cache.Corrupt):
-            if attempt == 2 and os.environ.get("ATLAS_CACHE_STRICT"):
-                raise  # (the test suite: a failure that is not the cache's would hide here)
-            continue  # the cache vanished or is damaged: try again, then do without it
+        except (OSError, sqlite3.Error, cache.Corrupt) as exc:
+            if isinstance(exc, cache.Corrupt) and reader is not None:
+                _condemn(reader)
+            if attempt == 2 and os.environ.get("ATLAS_CACHE_STRICT") and not isinstance(exc, OSError):
+                raise  # (the test suite: a fault of the code, not of the cache folder, would hide here)
+            continue  # the cache vanished, cannot be written or is damaged: try again, then do without it
     return None
+
+
+def _condemn(reader: store.Reader) -> None:
+    """A row of this generation failed its checksum: have it replaced."""
+    reader.close()
+    try:
+        store.condemn(reader.entry, reader.gen)
+    except OSError:
+        pass
+
+
+def reopen(index: Index) -> Index:
+    """After a damaged row was met while reading `index`: the index again, rebuilt."""
+    if index.reader is not None:
+        _condemn(index.reader)
+    _OPEN.pop(index.root, None)
+    return open_index(index.root)
 
 
 def _in_memory(root: Path) -> Index:

@@ -199,6 +199,16 @@ def _mark_used(entry: Path) -> None:
         pass
 
 
+def condemn(entry: Path, gen: str) -> None:
+    """A generation whose file matches its seal but holds a damaged row (a checksum failed on
+    read): unseal it, so that the next writer replaces it, reusing what still verifies."""
+    with cache.Lock(entry / "write.lock") as lock:
+        lock.exclusive(timeout=None)
+        pointer = read_pointer(entry)
+        if pointer is not None and pointer["gen"] == gen:
+            cache.atomic_write(entry / "current", cache.pack(dict(pointer, seal=None), compress=False))
+
+
 class Writer:
     """The one process updating a data folder's compiled index: `with Writer(entry, root) as w:`
     gives `w.con` (a write transaction on the current generation, or on a new one) and `w.fresh`
@@ -235,6 +245,7 @@ class Writer:
             if _stat(old) == tuple(pointer["seal"]) and self._copy(pointer):
                 return
         self._new(salvage_from=self.entry / f"{pointer['gen']}.sqlite" if pointer else None)
+        # (a damaged, mismatched or condemned generation: its parse results are reused if they verify)
 
     def _in_place(self, pointer: dict) -> bool:
         """Update the current generation itself, once no reader holds it (waiting up to a second)."""
@@ -359,21 +370,20 @@ class Writer:
 
 
 def _salvage(con, old: Path) -> None:
-    """Copy the parse results of a damaged or mismatched generation (each is checked by its own
-    checksum when used: a damaged one is a miss and the file is read again)."""
+    """Copy the parse results of a damaged or mismatched generation, as far as it can be read
+    (each is checked by its own checksum when used: a damaged one is a miss and the file is read
+    again)."""
     try:
-        con.execute("ATTACH DATABASE ? AS old", (f"file:{old}?mode=ro",))
+        source = _connect(old, readonly=True)
     except sqlite3.Error:
         return
     try:
-        con.execute("INSERT OR IGNORE INTO parsed SELECT sha, display, 0, blob FROM old.parsed")
+        for row in source.execute("SELECT sha, display, blob FROM parsed"):
+            con.execute("INSERT OR IGNORE INTO parsed VALUES (?, ?, 0, ?)", row)
     except sqlite3.Error:
-        pass
+        pass  # what could be read is kept
     finally:
-        try:
-            con.execute("DETACH DATABASE old")
-        except sqlite3.Error:
-            pass
+        source.close()
 
 
 def remove_old_generations(entry: Path) -> list[str]:

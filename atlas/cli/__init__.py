@@ -30,6 +30,7 @@ COMMANDS = {
     "map": ("mapcmd", "map_"),
     "export": ("linked", "export"),
     "serve": ("serve", "serve"),
+    "cache": ("cachecmd", "cache"),
 }
 
 
