@@ -16,7 +16,6 @@ such as the SPARQL store that keep one part per data file.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import time
@@ -35,6 +34,8 @@ RACY_NS = 2_000_000_000  # timestamps this close to the stamp's own time prove n
 
 def content_hash(data: bytes) -> str:
     """The content hash of a data file (BLAKE2b, 160 bits: about twice as fast as SHA-256 here)."""
+    import hashlib
+
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
@@ -50,6 +51,22 @@ def _racy(stamp, taken: int) -> bool:
     return stamp is None or max(stamp[1], stamp[2]) >= taken - RACY_NS
 
 
+def _stats(paths) -> bytes:
+    """The stat stamps of `paths` as one array of (size, mtime, ctime, inode); -1s for a missing file."""
+    from array import array
+
+    stat = os.stat
+    out = array("q")
+    for path in paths:
+        try:
+            st = stat(path)
+        except OSError:
+            out.extend((-1, -1, -1, -1))
+            continue
+        out.extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+    return out.tobytes()
+
+
 def unchanged(stamps) -> bool:
     """True when no data file or folder moved since `stamps` were taken (see the module)."""
     if not isinstance(stamps, dict):
@@ -57,13 +74,7 @@ def unchanged(stamps) -> bool:
     for path, *old in stamps["folders"]:
         if _stamp(path) != tuple(old):
             return False
-    stat = os.stat
-    try:
-        for path, size, mtime, ctime, ino in stamps["files"]:
-            st = stat(path)
-            if st.st_ctime_ns != ctime or st.st_mtime_ns != mtime or st.st_size != size or st.st_ino != ino:
-                return False
-    except OSError:
+    if _stats(stamps["paths"]) != stamps["stats"]:
         return False
     if stamps["racy_folders"] and not _same_files(stamps):
         return False  # a file came or went within a folder's timestamp tick
@@ -83,7 +94,7 @@ def _same_files(stamps: dict) -> bool:
     root = stamps["root"]
     listing = list_files(Path(root))
     return not listing.problems and \
-        [os.path.join(root, rel) for rel, _, _ in listing.files] == [f[0] for f in stamps["files"]]
+        [os.path.join(root, rel) for rel, _, _ in listing.files] == stamps["paths"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,12 +287,16 @@ def refresh(con, root: Path, fresh: bool, counter: int) -> None:
         store.set_meta(con, "version", _version(con))
         store.set_meta(con, "errors", sum(p.is_error for p in _problems(con)))
         _forget_parsed(con, counter)
-    store.set_meta(con, "stamps", stamps)
+    store.set_meta(con, "stamps", stamps, compress=False)  # read by every query: no inflating
 
 
 def _known(con, root: Path, stamps: dict):
     """rel -> (content hash, stat stamp) of the files the index knows."""
-    by_path = {path: tuple(st) for path, *st in stamps.get("files", [])}
+    from array import array
+
+    flat = array("q")
+    flat.frombytes(stamps.get("stats", b""))
+    by_path = {path: tuple(flat[4 * i:4 * i + 4]) for i, path in enumerate(stamps.get("paths", []))}
     for rel, sha in con.execute("SELECT rel, sha FROM file"):
         yield rel, (sha, by_path.get(os.path.join(str(root), rel)))
 
@@ -294,7 +309,8 @@ def _changes(con, root: Path, files: list[_File], known: dict, taken: int, befor
     from .update import Change
 
     changes = {}
-    stamps: dict = {"root": str(root), "files": [], "racy": [], "taken": taken}
+    stamps: dict = {"root": str(root), "paths": [], "racy": [], "taken": taken}
+    flat = []
     for f in files:
         stamp = _stamp(f.path)
         display = os.path.join(root.name, f.rel)
@@ -309,13 +325,18 @@ def _changes(con, root: Path, files: list[_File], known: dict, taken: int, befor
                 raw = None
             sha = content_hash(raw) if raw is not None else "unreadable"
             if old is None or old[0] != sha:
-                changes[f.rel] = Change(sha, display, _parsed(con, sha, display)
-                                        or read_file(Path(f.path), Path(f.rel), display, raw))
-        stamps["files"].append((f.path, *stamp) if stamp else (f.path, -1, -1, -1, -1))
+                if not _have_parsed(con, sha, display):
+                    _keep_parsed(con, sha, display, read_file(Path(f.path), Path(f.rel), display, raw))
+                changes[f.rel] = Change(sha, display)
+        stamps["paths"].append(f.path)
+        flat.extend(stamp or (-1, -1, -1, -1))
         if _racy(stamp, taken):
             stamps["racy"].append((f.path, sha))
     for rel in set(known) - {f.rel for f in files}:
-        changes[rel] = Change("", "", None)
+        changes[rel] = Change("", "", gone=True)
+    from array import array
+
+    stamps["stats"] = array("q", flat).tobytes()
     return changes, stamps
 
 
@@ -333,6 +354,19 @@ def _parsed(con, sha: str, display: str):
         return None
 
 
+def _have_parsed(con, sha: str, display: str) -> bool:
+    """A sound parse result is kept for these bytes (read as `display`)."""
+    row = con.execute("SELECT blob FROM parsed WHERE sha = ? AND display = ?", (sha, display)).fetchone()
+    try:
+        return row is not None and bool(cache.unseal(bytes(row[0])))
+    except cache.Corrupt:
+        return False
+
+
+def _keep_parsed(con, sha: str, display: str, result) -> None:
+    con.execute("INSERT OR REPLACE INTO parsed VALUES (?, ?, 0, ?)", (sha, display, cache.pack(result.to_plain())))
+
+
 KEEP_VERSIONS = 3  # parse results of files no longer present are kept this many updates
 
 
@@ -342,6 +376,8 @@ def _forget_parsed(con, counter: int) -> None:
 
 
 def _version(con) -> str:
+    import hashlib
+
     h = hashlib.blake2b(digest_size=20)
     for rel, sha in con.execute("SELECT rel, sha FROM file ORDER BY rel"):
         h.update(f"{rel}\0{sha}\n".encode())

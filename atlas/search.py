@@ -195,19 +195,21 @@ def create(con) -> None:
         con.execute(sql)
 
 
-def _columns(texts) -> list[str]:
-    """The FTS5 column values (space-separated tokens) of a document's texts [(col, lang, text)]."""
+def _columns(texts, tokenized=None) -> list[str]:
+    """The FTS5 column values (space-separated tokens) of a document's texts [(col, lang, text)]
+    (`tokenized`: the tokens of each text, when known)."""
     by_col: dict[str, list[str]] = {col: [] for col in COLUMNS}
-    for col, _lang, text, *_ in texts:
-        by_col[col].append(" ".join(tokens(text)))
+    for i, (col, _lang, text, *_) in enumerate(texts):
+        by_col[col].append(" ".join(tokenized[i] if tokenized is not None else tokens(text)))
     return [" ".join(by_col[col]) for col in COLUMNS]
 
 
 def _texts(blob) -> list:
-    """A document's texts [(col, lang, text, its distinct tokens)] from its checksummed row."""
+    """A document's texts [(col, lang, text, its distinct tokens)] from its checksummed row (the
+    tokens are computed again: storing them would double the row)."""
     from . import cache
 
-    return cache.unpack(blob)
+    return [(col, lang, text, " ".join(dict.fromkeys(tokens(text)))) for col, lang, text in cache.unpack(blob)]
 
 
 def add_documents(con, docs) -> None:
@@ -215,22 +217,25 @@ def add_documents(con, docs) -> None:
     from . import cache
 
     for d in docs:
-        texts = [(col, lang, t, " ".join(dict.fromkeys(tokens(t)))) for col in COLUMNS for lang, t in d[col]]
+        texts = [(col, lang, t) for col in COLUMNS for lang, t in d[col]]
+        tokenized = [tokens(t) for _col, _lang, t in texts]
         cur = con.execute("INSERT INTO doc (type, id, name_en, name_zh, texts) VALUES (?, ?, ?, ?, ?)",
                           (d["type"], d["id"], d["name"]["en"], d["name"]["zh"], cache.pack(texts)))
         rowid = cur.lastrowid
         con.execute("INSERT INTO fts(rowid, names, head, body, evidence) VALUES (?, ?, ?, ?, ?)",
-                    (rowid, *_columns(texts)))
+                    (rowid, *_columns(texts, tokenized)))
         keys = {k for name in d["keys"] if name for k in (norm(name), squash(name)) if k}
         con.executemany("INSERT INTO key VALUES (?, ?)", [(k, rowid) for k in sorted(keys)])
 
 
 def remove_documents(con, typ: str, ident: str) -> None:
     """Drop the document of one record (type, id) from the index, if it is there."""
+    from . import cache
+
     rows = con.execute("SELECT rowid, texts FROM doc WHERE type = ? AND id = ?", (typ, ident)).fetchall()
     for rowid, blob in rows:
         con.execute("INSERT INTO fts(fts, rowid, names, head, body, evidence) VALUES ('delete', ?, ?, ?, ?, ?)",
-                    (rowid, *_columns(_texts(blob))))
+                    (rowid, *_columns(cache.unpack(blob))))
         con.execute("DELETE FROM key WHERE rowid = ?", (rowid,))
         con.execute("DELETE FROM doc WHERE rowid = ?", (rowid,))
 

@@ -27,14 +27,14 @@ from pathlib import Path
 
 from . import cache
 
-FORMAT = 1
+FORMAT = 2
 BUSY_MS = 60_000
 
 SCHEMA = (
     "CREATE TABLE meta (k TEXT PRIMARY KEY, v BLOB)",
     # parse results, by content: the plain FileResult of the bytes `sha` read as `display`
     "CREATE TABLE parsed (sha TEXT, display TEXT, used INTEGER, blob BLOB, PRIMARY KEY (sha, display))",
-    "CREATE TABLE file (rel TEXT PRIMARY KEY, sha TEXT, display TEXT)",
+    "CREATE TABLE file (fid INTEGER PRIMARY KEY, rel TEXT UNIQUE, sha TEXT, display TEXT)",
     # every record a file defines (duplicates too) and the one that counts (first in file order)
     "CREATE TABLE cand (kind TEXT, id TEXT, rel TEXT, pos INTEGER, line INTEGER, col INTEGER)",
     "CREATE INDEX cand_id ON cand(kind, id)",
@@ -62,9 +62,9 @@ SCHEMA = (
     "CREATE INDEX touch_flow ON touch(flow)",
     "CREATE TABLE sighting (concept TEXT, seq INTEGER, blob BLOB)",
     "CREATE INDEX sighting_concept ON sighting(concept)",
-    "CREATE TABLE ref (kind TEXT, target TEXT, rel TEXT)",
+    "CREATE TABLE ref (kind TEXT, target TEXT, fid INTEGER)",  # the files referring to an id
     "CREATE INDEX ref_target ON ref(kind, target)",
-    "CREATE INDEX ref_rel ON ref(rel)",
+    "CREATE INDEX ref_fid ON ref(fid)",
     # problems by scope: a file's own, a duplicate id, or a cross-file check's part
     "CREATE TABLE problem (scope TEXT, stage INTEGER, seq INTEGER, blob BLOB)",
     "CREATE INDEX problem_scope ON problem(scope)",
@@ -103,11 +103,13 @@ def get_meta(con, key: str, default=None):
     row = con.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
     if row is None:
         return default
-    return cache.unpack(row[0])
+    blob = bytes(row[0])
+    return cache.unpack(blob[1:], compress=blob[:1] == b"z")
 
 
-def set_meta(con, key: str, value) -> None:
-    con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, cache.pack(value)))
+def set_meta(con, key: str, value, compress: bool = True) -> None:
+    blob = (b"z" if compress else b"m") + cache.pack(value, compress=compress)
+    con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, blob))
 
 
 class Reader:

@@ -37,12 +37,12 @@ SETTINGS, TIMELINE, QUESTIONS = "atlas.yaml", "timeline.yaml", "questions.yaml"
 
 
 class Change(NamedTuple):
-    """A data file's new state: its content hash, its name in locations and its parse result
-    (None: the file is gone)."""
+    """A data file's new state: its content hash and its name in locations (its parse result is
+    in the `parsed` table under both), or gone."""
 
     sha: str
     display: str
-    result: FileResult | None
+    gone: bool = False
 
 
 class Snap(NamedTuple):
@@ -65,18 +65,27 @@ def rkey(r) -> str:
 # ---------------------------------------------------------------------------------------------
 
 class Results:
-    """Parse results of the files of the index (by rel), read once per update or query."""
+    """Parse results of the files of the index (by rel); the most recently used are kept in
+    memory (a first build of a large atlas must not hold them all)."""
 
-    def __init__(self, con, fresh: dict | None = None):
+    KEEP = 256
+
+    def __init__(self, con):
+        from collections import OrderedDict
+
         self.con = con
-        self.cache: dict = dict(fresh or {})
+        self.cache: OrderedDict = OrderedDict()
 
     def get(self, rel: str) -> FileResult | None:
-        if rel not in self.cache:
-            row = self.con.execute("SELECT parsed.blob FROM file JOIN parsed ON parsed.sha = file.sha AND "
-                                   "parsed.display = file.display WHERE file.rel = ?", (rel,)).fetchone()
-            self.cache[rel] = FileResult.from_plain(cache.unpack(row[0])) if row else None
-        return self.cache[rel]
+        if rel in self.cache:
+            self.cache.move_to_end(rel)
+            return self.cache[rel]
+        row = self.con.execute("SELECT parsed.blob FROM file JOIN parsed ON parsed.sha = file.sha AND "
+                               "parsed.display = file.display WHERE file.rel = ?", (rel,)).fetchone()
+        result = self.cache[rel] = FileResult.from_plain(cache.unpack(row[0])) if row else None
+        if len(self.cache) > self.KEEP:
+            self.cache.popitem(last=False)
+        return result
 
     def record(self, rel: str, pos: int):
         return self.get(rel).records[pos][1]
@@ -129,7 +138,7 @@ class Update:
         self.changes = changes
         self.epoch = counter + 1
         self.everything = everything
-        self.results = Results(con, {rel: ch.result for rel, ch in changes.items()})
+        self.results = Results(con)
         self.keys: set[tuple[str, str]] = set()
         self.before: dict[tuple[str, str], Snap | None] = {}
         self.after: dict[tuple[str, str], Snap | None] = {}
@@ -151,23 +160,22 @@ class Update:
         for rel, ch in sorted(self.changes.items()):
             if not self.everything:
                 self.keys.update(con.execute("SELECT kind, id FROM cand WHERE rel = ?", (rel,)).fetchall())
-                for table in ("cand", "ref", "file"):
+                con.execute("DELETE FROM ref WHERE fid = (SELECT fid FROM file WHERE rel = ?)", (rel,))
+                for table in ("cand", "file"):
                     con.execute(f"DELETE FROM {table} WHERE rel = ?", (rel,))
                 con.execute("DELETE FROM problem WHERE scope = ?", ("f:" + rel,))
-            if ch.result is not None:
+            if not ch.gone:
                 self.add_file(rel, ch)
 
     def add_file(self, rel: str, ch: Change) -> None:
-        con, result = self.con, ch.result
-        con.execute("INSERT INTO file VALUES (?, ?, ?)", (rel, ch.sha, ch.display))
-        con.execute("INSERT OR IGNORE INTO parsed VALUES (?, ?, ?, ?)",
-                    (ch.sha, ch.display, self.epoch, cache.pack(result.to_plain())))
+        con = self.con
+        fid = con.execute("INSERT INTO file (rel, sha, display) VALUES (?, ?, ?)", (rel, ch.sha, ch.display)).lastrowid
         con.execute("UPDATE parsed SET used = ? WHERE sha = ? AND display = ?", (self.epoch, ch.sha, ch.display))
+        result = self.results.get(rel)
         con.executemany("INSERT INTO cand VALUES (?, ?, ?, ?, ?, ?)", [
             (kind, r.id, rel, pos, loc.line, loc.col) for pos, (kind, r, loc) in enumerate(result.records)])
         self.keys.update((kind, r.id) for kind, r, _ in result.records)
-        con.executemany("INSERT INTO ref VALUES (?, ?, ?)",
-                        sorted({(r.kind, r.target, rel) for r in result.refs}))
+        con.executemany("INSERT INTO ref VALUES (?, ?, ?)", sorted({(r.kind, r.target, fid) for r in result.refs}))
         put(con, "f:" + rel, "file", result.problems)
 
     # -- 2. winners -----------------------------------------------------------------------------
@@ -288,7 +296,9 @@ def _question_order(q) -> int:
 
 
 def set_meta(con, key: str, value) -> None:
-    con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, cache.pack(value)))
+    from .store import set_meta as put_meta
+
+    put_meta(con, key, value)
 
 
 def put(con, scope: str, stage: str, found: list[Problem]) -> None:
@@ -459,7 +469,8 @@ class Scopes:
             if self._renamed(kind, ident):
                 kinds = ("concept", "hardware") if kind == "concept" else ("repo",)
                 rels |= {r[0] for r in con.execute(
-                    f"SELECT DISTINCT rel FROM ref WHERE target = ? AND kind IN ({','.join('?' * len(kinds))})",
+                    "SELECT DISTINCT rel FROM ref JOIN file ON file.fid = ref.fid "
+                    f"WHERE target = ? AND kind IN ({','.join('?' * len(kinds))})",
                     (ident, *kinds))}
         if self.naming:
             rels |= {r[0][2:] for r in con.execute("SELECT DISTINCT scope FROM problem WHERE scope LIKE 'r:%'")}
@@ -626,8 +637,9 @@ def _display_dir(con) -> str:
 
 
 def get_meta(con, key: str, default=None):
-    row = con.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
-    return default if row is None else cache.unpack(row[0])
+    from .store import get_meta as read_meta
+
+    return read_meta(con, key, default)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -103,7 +103,7 @@ def test_damaged_generation_is_rebuilt_from_its_verified_parse_results(mini, mon
     real = loader.read_file
     monkeypatch.setattr(loader, "read_file", lambda *a, **k: parsed.append(a[1]) or real(*a, **k))
     assert show(mini, ("bus-x",)) == before
-    assert parsed == []  # (unless the byte hit a parse result: then that file alone)
+    assert len(parsed) <= 1  # none, or the one file whose parse result the byte hit
     assert not db.exists()  # the damaged generation is gone; a new one is current
 
 
