@@ -31,6 +31,7 @@ import zlib
 from pathlib import Path
 from typing import NamedTuple
 
+from .bounded import DATA_FILE, read_bounded
 from .paths import PACKAGE_DIR, cache_dir
 
 _PYTHON = "%d.%d" % sys.version_info[:2]
@@ -41,7 +42,7 @@ def crc(text: str) -> str:
     """A short stable key for cache file names."""
     import zlib
 
-    return f"{zlib.crc32(text.encode()):08x}"
+    return f"{zlib.crc32(text.encode('utf-8', 'surrogateescape')):08x}"
 
 
 def path(kind: str, key: str, suffix: str = ".marshal") -> Path:
@@ -63,7 +64,7 @@ def digest_files(root: Path, names) -> str:
     for rel in names:
         h.update(rel.encode())
         h.update(b"\0")
-        h.update((root / rel).read_bytes())
+        h.update(read_bounded(root / rel, DATA_FILE, "data file"))
         h.update(b"\0")
     return h.hexdigest()
 
@@ -157,24 +158,44 @@ def read(file: Path):
         return None
 
 
-def write(file: Path, value) -> bool:
+def write(file: Path, value, sync: bool = True) -> bool:
     """Cache `value` in `file` (atomically, with its checksum); False when the cache cannot be
-    written."""
+    written. `sync=False` skips the fsync, for many small entries that are cheap to recompute (a
+    parse per blob): after a crash such an entry may read as damaged, which is a miss."""
     try:
-        atomic_write(file, pack(value, compress=False))
+        atomic_write(file, pack(value, compress=False), sync=sync)
         return True
     except (OSError, ValueError):
         return False  # a read-only cache, or a value marshal cannot hold: only costs speed
 
 
-def atomic_write(target, data: bytes | str, encoding: str = "utf-8") -> None:
+class WriteError(OSError):
+    """A file `atomic_write` could not replace (a full disk, a size limit, a read-only folder): it
+    names the file and why, and the file is as it was."""
+
+    def __str__(self) -> str:
+        return f"cannot write {self.filename}: {self.strerror} (the file was not changed)"
+
+
+def atomic_write(target, data: bytes | str, encoding: str = "utf-8", sync: bool = True) -> None:
     """Replace `target` by `data` all at once: readers see the old file or the new one, never a
-    part. The bytes go to a temporary file in the same folder, are flushed and fsync'ed, and the
-    file is renamed over the target. A replaced file keeps its permission bits; a new one gets the
-    usual ones (0666 less the umask). The temporary file is removed whatever goes wrong."""
+    part. The bytes go to a temporary file in the same folder, are flushed and fsync'ed (unless
+    `sync=False`), and the file is renamed over the target. A replaced file keeps its permission
+    bits; a new one gets the usual ones (0666 less the umask). The temporary file is removed
+    whatever goes wrong, and an OSError comes out as `WriteError` naming `target` (not the
+    temporary file)."""
     target = Path(target)
     if isinstance(data, str):
         data = data.encode(encoding)
+    try:
+        _write_then_rename(target, data, sync)
+    except WriteError:
+        raise
+    except OSError as exc:
+        raise WriteError(exc.errno, exc.strerror or str(exc), str(target)) from exc
+
+
+def _write_then_rename(target: Path, data: bytes, sync: bool = True) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -186,7 +207,8 @@ def atomic_write(target, data: bytes | str, encoding: str = "utf-8") -> None:
                 pass
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -288,7 +310,7 @@ class Lock:
 def in_use(item: Path) -> list[Lock]:
     """Take every lock of a cache entry exclusively, without waiting: the locks (held; release
     them after removing the entry), or [] when a process holds one of them (the entry is in use)."""
-    locks = []
+    locks: list[Lock] = []
     candidates = sorted(item.glob("*.lock")) if item.is_dir() else [item.with_name(item.name + ".lock")]
     for path in candidates:
         if not path.exists():
@@ -433,7 +455,8 @@ def evict(keep=(), folder: Path | None = None, max_bytes: int | None = None,
 def clear(folder: Path | None = None) -> tuple[list[str], list[str]]:
     """Remove every entry that no process holds: (removed, kept because in use)."""
     folder = folder or cache_dir()
-    removed, kept = [], []
+    removed: list[str] = []
+    kept: list[str] = []
     for e in entries(folder):
         (removed if remove(folder / e.name) else kept).append(e.name)
     return removed, kept

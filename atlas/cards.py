@@ -10,8 +10,9 @@ suggestions).
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
-from . import cache, queries
+from . import cache, resolve, views
 from .index import Index, open_index
 from .model import utc_day
 from .text import norm, squash
@@ -19,9 +20,10 @@ from .text import norm, squash
 _SAFE = re.compile(r"^[a-z0-9-]+$")
 
 
-def card_of(atlas, concept) -> dict:
-    """The card the store keeps for a concept (the one place that says how a card is made)."""
-    return queries.card(atlas, concept)
+def card_of(atlas, concept) -> views.Card:
+    """The card the store keeps for a concept: the view layer's card (the one place that says how
+    a card is made)."""
+    return views.card(atlas, concept)
 
 
 class _Names:
@@ -81,10 +83,15 @@ class CardStore:
         return self.index.atlas()
 
     def find(self, term: str) -> str | None:
-        return queries.exact_id(self.ids, self.name_index, self.loose_index, term) or self._prefix(term)
+        return resolve.exact_id(self.ids, self._lookup(self.name_index), self._lookup(self.loose_index), term) \
+            or self._prefix(term)
+
+    @staticmethod
+    def _lookup(names: "_Names") -> dict:
+        return cast(dict, names)  # (only .get is used: a mapping read one key at a time)
 
     def _prefix(self, term: str) -> str | None:
-        return queries.prefix_id(self.name_index.containing(norm(term)),
+        return resolve.prefix_id(self.name_index.containing(norm(term)),
                                  self.loose_index.containing(squash(term)), term)
 
     def answer(self, term: str) -> tuple[str, object]:
@@ -93,7 +100,7 @@ class CardStore:
         return self._again(lambda: self._answer(term))
 
     def _answer(self, term: str) -> tuple[str, object]:
-        ident = queries.exact_id(self.ids, self.name_index, self.loose_index, term)
+        ident = resolve.exact_id(self.ids, self._lookup(self.name_index), self._lookup(self.loose_index), term)
         if ident:
             return "card", ident
         hits = self.index.search.search(term, limit=10)
@@ -107,24 +114,24 @@ class CardStore:
         (None when nothing dates it) and its first visible day."""
         for h in hits:
             if h["type"] == "concept":
-                card = queries.mark_as_of(self.card(h["id"]), as_of)
+                card = views.mark_as_of(self.card(h["id"]), as_of)
                 first = card.get("first_visible")
                 h["as_of"] = {**card["as_of"], "first": utc_day(first["date"]) if first else None}
         return hits
 
-    def card(self, ident: str, as_of: str | None = None) -> dict:
+    def card(self, ident: str, as_of: str | None = None) -> Any:
         card = self._kept(ident)
         if card is None:
             card = self._again(lambda: self._render(ident))
         if as_of:
-            queries.mark_as_of(card, as_of)
+            views.mark_as_of(card, as_of)
         return card
 
     def _file(self, ident: str):
         folder = self.index.cards_dir
         return folder / f"{ident}.marshal" if folder is not None and _SAFE.match(ident) else None
 
-    def _kept(self, ident: str) -> dict | None:
+    def _kept(self, ident: str) -> Any:
         file = self._file(ident)
         if file is None:
             return None
@@ -133,7 +140,7 @@ class CardStore:
             return kept["card"]
         return None
 
-    def _render(self, ident: str) -> dict:
+    def _render(self, ident: str) -> Any:
         from .update import neighbourhood
 
         near = neighbourhood(self.index.con, ident)
@@ -145,6 +152,18 @@ class CardStore:
         if file is not None:
             cache.write(file, {"id": ident, "epoch": self.index.card_epoch(ident), "card": card})
         return card
+
+
+def open_cards(key: str, materialise) -> CardStore:
+    """The card store of the compiled index `key`, which this process opened (atlas.opened)."""
+    from .index import by_key
+
+    index = by_key(key)
+    if index is None:  # (an index that is not this process's: open the data folder's own)
+        materialise()
+        index = by_key(key)
+    assert index is not None, key
+    return CardStore(index)
 
 
 def open_store(data_dir=None) -> CardStore:

@@ -200,8 +200,100 @@ def check_claim_status(loaded: Loaded) -> None:
                      "or lower the status to hypothesis or open")
 
 
+# ---------------------------------------------------------------------------------------------
+# Planes, test plans and history coverage (truth and coverage, third pass)
+# ---------------------------------------------------------------------------------------------
+
+PLANE_SUFFIX = "-plane"  # a concept whose id ends so is a plane (control-plane, data-plane, sync-plane)
+
+
+def _questions_of(atlas, ids) -> set[str]:
+    return {q for i in ids if i in atlas.concept_by_id for q in atlas.concept_by_id[i].answers}
+
+
+def check_planes(loaded: Loaded) -> None:
+    """A flow step that names a plane says which plane does its work. Its other concepts answer
+    some of the six questions; when they answer any, one of them must be a question the plane
+    answers, or the plane's answers and the flow's tag tell two different stories."""
+    atlas = loaded.atlas
+    for flow in atlas.flows:
+        for step in flow.steps:
+            planes = [i for i in step.concepts if i.endswith(PLANE_SUFFIX) and i in atlas.concept_by_id]
+            asked = _questions_of(atlas, [i for i in step.concepts if i not in planes])
+            for plane in planes:
+                pc = atlas.concept_by_id[plane]
+                answers = set(pc.answers)
+                if asked and not asked & answers:
+                    _problem(loaded, step.loc or flow.loc, "error", "plane-mismatch",
+                             f'step "{step.id}" of flow "{flow.id}" is tagged {plane}, which answers '
+                             f'{_listed(answers)}, but its concepts answer {_listed(asked)}',
+                             f"tag the step with the plane that answers {_listed(asked)}, or let "
+                             f"{plane} answer the question the step shows"
+                             + (f" ({pc.loc.file})" if pc.loc else ""))
+
+
+def _listed(questions: set[str]) -> str:
+    return ", ".join(q for q in QUESTION_IDS if q in questions) or "nothing"
+
+
+def check_test_plans(loaded: Loaded) -> None:
+    """A hypothesis needs a test plan; a plan's step must be a step of a flow; no two plans of the
+    same flow (or two plans without a step) share a place in the decision order."""
+    atlas = loaded.atlas
+    seen: dict[tuple[str, int], str] = {}
+    for claim in atlas.claims:
+        plan = claim.test_plan
+        if plan is None:
+            if claim.status == "hypothesis":
+                _problem(loaded, claim.loc, "error", "missing-test-plan",
+                         f'claim "{claim.id}" is a hypothesis without a test plan',
+                         "add test_plan: {order, where: [pins to time or print at], measure, confirm, "
+                         "refute} (docs/schema.md, Claim)")
+            continue
+        _check_plan_step(loaded, claim.id, plan)
+        key = (plan.flow_step[0], plan.order)
+        if plan.order and key in seen:
+            _problem(loaded, plan.loc, "error", "duplicate-order",
+                     f'the test plans of claims "{seen[key]}" and "{claim.id}" both have '
+                     f"decision order {plan.order}" + (f" in flow {key[0]}" if key[0] else ""))
+        seen.setdefault(key, claim.id)
+
+
+def _check_plan_step(loaded: Loaded, cid: str, plan) -> None:
+    if not plan.step:
+        return
+    flow_id, step_id = plan.flow_step
+    flow = loaded.atlas.flow_by_id.get(flow_id)
+    if flow is None or step_id not in {s.id for s in flow.steps}:
+        what = f'flow "{flow_id}"' if flow is None else f'step "{step_id}" of flow "{flow_id}"'
+        _problem(loaded, plan.loc, "error", "unknown-ref",
+                 f'the test plan of claim "{cid}" names {what}, which does not exist')
+
+
+def check_undated(loaded: Loaded) -> None:
+    """Every concept is dated by a probe or says why it cannot be (`undated`); a concept with both
+    is a contradiction, and so is an `undated` repository that has been harvested."""
+    atlas = loaded.atlas
+    harvested = {h.repo for h in atlas.harvests}
+    for c in atlas.concepts:
+        if c.undated is None:
+            if not c.probes:
+                _problem(loaded, c.loc, "warning", "undated-without-reason",
+                         f'concept "{c.id}" has no probe and does not say why (undated)',
+                         "add a probe in a harvested repository, or undated: {repos: [...], note: ...}")
+            continue
+        if c.probes:
+            _problem(loaded, c.undated.loc or c.loc, "warning", "undated-with-probes",
+                     f'concept "{c.id}" has probes and an undated reason', "keep one of the two")
+        for repo in c.undated.repos:
+            if repo in harvested:
+                _problem(loaded, c.undated.loc or c.loc, "warning", "undated-but-harvested",
+                         f'concept "{c.id}" is undated, but {repo} has been harvested',
+                         f"add a probe in {repo} instead of the undated reason")
+
+
 CHECKS = (check_refs, check_questions, check_collisions, check_cycles, check_relations,
-          check_dates, check_flows, check_claim_status)
+          check_dates, check_flows, check_claim_status, check_planes, check_test_plans, check_undated)
 
 
 def check(loaded: Loaded) -> Loaded:

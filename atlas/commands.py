@@ -33,6 +33,7 @@ class Option(NamedTuple):
     folder: bool = False  # a directory path (click checks that it is not a file)
     number: type | None = None  # int or float, within `bounds` (None: unbounded on that side)
     bounds: tuple = (None, None)
+    day: bool = False  # a calendar day, YYYY-MM-DD (`atlas.text.day` parses it)
 
     @property
     def long(self) -> str:
@@ -42,6 +43,10 @@ class Option(NamedTuple):
         """The value as click passes it to the command; None when click would refuse it."""
         if self.choices and value not in self.choices:
             return None
+        if self.day:
+            from .text import day
+
+            return day(value)
         if self.number is None:
             return value
         try:
@@ -62,7 +67,8 @@ class Option(NamedTuple):
 
 OPTIONS = {o.dest: o for o in (
     Option(("--data",), "data_dir", None, None, None,
-           "Data directory (default: $ATLAS_DATA, else the bundled atlas).", folder=True),
+           "Data directory (default: $ATLAS_DATA, else the checkout's data/, else the user data directory's "
+           "or the bundled atlas; see the README's Folders).", folder=True),
     Option(("--format",), "fmt", ("text", "json"), "text", None,
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
@@ -77,12 +83,14 @@ OPTIONS = {o.dest: o for o in (
            "Result-size limit of an embedded SPARQL query, in rows or triples (default: 100000).",
            number=int, bounds=(1, None)),
     Option(("--repos",), "repos_dir", None, None, None,
-           "Root of the local clones (default: $ATLAS_REPOS, else repos/).", folder=True),
+           "Root of the local clones (default: $ATLAS_REPOS, else repos/ beside the data folder).", folder=True),
+    Option(("--as-of",), "as_of", None, None, None,
+           "Show the atlas as visible on DATE (YYYY-MM-DD, a UTC day).", "DATE", day=True),
 )}
 
 # The options each launcher hot path reads; any other word that starts with "-" goes to click.
 FAST = {
-    "query": ("lang", "fmt", "data_dir"),
+    "query": ("lang", "fmt", "data_dir", "as_of"),
     "sparql": ("sparql", "results", "timeout", "max_rows", "fmt", "data_dir"),
     "refresh": ("data_dir", "repos_dir", "fmt"),
 }
@@ -116,9 +124,10 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     """`atlas query WORDS`: the card of the one concept the words name, else the ranked hits of
     one search over everything, else the closest concepts (exit 1)."""
     from . import render
-    from .cards import open_store
+    from .opened import Opened
 
-    store = open_store(data_dir)  # precomputed cards: no need to rebuild the whole atlas
+    opened = Opened(data_dir)
+    store = opened.cards  # precomputed cards: no need to rebuild the whole atlas
     kind, found = store.answer(term)
     if kind == "hits" and found:
         if as_of:
@@ -127,10 +136,8 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     if kind == "card":
         ident = found
     else:
-        from . import queries
-
         try:
-            ident = queries.resolve(store.atlas(), term).id
+            ident = opened.concept(term).id
         except NoMatch as exc:
             return no_match(exc, fmt, lang)
     return answer(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
@@ -140,9 +147,8 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
                     as_of: str | None = None) -> Answer:
     """`atlas query FILTER... [WORDS]` or `--search`: a table of the matching concepts (exit 1 if none)."""
     from . import queries, render
-    from .index import load_atlas
 
-    atlas = load_atlas(data_dir)
+    atlas = _atlas(data_dir)
     filters, text = queries.parse_filters(words)
     rows = queries.search(atlas, filters, text, as_of)
     return answer(fmt, rows, lambda r: render.rows_table(r, lang), 0 if rows else 1)
@@ -150,12 +156,9 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
 
 def sparql_store(data_dir=None):
     """The cached N-Triples export the embedded store loads (bad data raises, with every problem)."""
-    from . import sparql
-    from .index import load_keyed
-    from .paths import data_dir as resolve_data_dir
+    from .opened import Opened
 
-    load, key = load_keyed(data_dir, lazy=True)
-    return sparql.nt_cache(load, key, resolve_data_dir(data_dir))
+    return Opened(data_dir).triples
 
 
 def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None, where: str = "query",
@@ -181,6 +184,18 @@ def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = 
     return Answer(out[:-1] if out.endswith("\n") else out)
 
 
+def sparql_file(path) -> str:
+    """The text of a query file (`--sparql-file`), or a located error."""
+    from pathlib import Path
+
+    from .errors import AtlasError, Location
+
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AtlasError(f"cannot read the query: {exc}", Location(str(path))) from None
+
+
 def error_answer(exc) -> Answer:
     """What the click CLI prints for an `AtlasError` without problems (see atlas.cli.main)."""
     return Answer("", terminal_safe(f"Error: {exc}"), 1)
@@ -200,11 +215,12 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     from . import render
     from .harvest import stamp
     from .index import load_keyed
-    from .paths import data_dir as resolve_data_dir, repos_root
+    from .paths import work_folders
 
-    d = resolve_data_dir(data_dir)
+    folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
+    d = folders.data
     load, key = load_keyed(d, lazy=True)
-    args = (key, repos_root(repos_dir, d), cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
+    args = (key, folders.repos, cutoff, tuple(repo_ids), tuple(concept_ids), allow_shallow)
     report = None if (clone or fetch_missing) else stamp.check(d, *args)  # nothing changed since the last no-op?
     if report is None and only_unchanged:
         return None
@@ -213,12 +229,26 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
 
         atlas = load()
         with _clones_stopped_on_signals(clone):
-            report = run(atlas, d, repos_root=repos_dir, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
+            report = run(atlas, d, repos_root=folders.repos, cutoff=cutoff or atlas.cutoff, repo_ids=tuple(repo_ids),
                          concept_ids=tuple(concept_ids), clone=clone, allow_shallow=allow_shallow, progress=progress,
                          fetch_missing=fetch_missing, jobs=jobs, wait=wait, state=(atlas.harvests, atlas.sightings),
                          clone_timeout=clone_timeout)
         stamp.remember(d, *args, atlas, report)
-    return answer(fmt, report.to_plain(), lambda _o: render.refresh_table(report), report.exit_code)
+    plain = dict(report.to_plain(), folders=folders_plain(folders))
+    done = answer(fmt, plain, lambda _o: render.refresh_table(report) + "\n" + folders_line(folders), report.exit_code)
+    return done._replace(err=terminal_safe(folders.note)) if folders.note else done
+
+
+def folders_plain(folders) -> dict:
+    """The folders a command used, for its JSON: `{data, repos, origin}`."""
+    return {"data": str(folders.data), "repos": str(folders.repos), "origin": folders.origin}
+
+
+def folders_line(folders) -> str:
+    """The summary line naming the folders a command used and why those."""
+    from .paths import describe
+
+    return f"data: {describe(folders.data, folders.origin)}; clones: {folders.repos}"
 
 
 def _clones_stopped_on_signals(clone: bool):
@@ -237,19 +267,9 @@ def _clones_stopped_on_signals(clone: bool):
 # ---------------------------------------------------------------------------------------------
 
 def _atlas(data_dir):
-    from .index import load_atlas
+    from .opened import Opened
 
-    return load_atlas(data_dir)
-
-
-def searchable(data_dir):
-    """(atlas, search index) of the compiled index; the search index is read from the cache."""
-    from .index import load_keyed
-    from .search import open_index
-
-    materialise, key = load_keyed(data_dir, lazy=True)
-    atlas = materialise()
-    return atlas, open_index(key, lambda: atlas)
+    return Opened(data_dir).atlas
 
 
 def _or_no_match(fmt: str, lang: str, build) -> Answer:
@@ -261,9 +281,9 @@ def _or_no_match(fmt: str, lang: str, build) -> Answer:
 
 
 def related_value(atlas, term: str, rel: str | None = None, depth: int = 1) -> dict:
-    from . import queries
+    from . import queries, resolve
 
-    c = queries.resolve(atlas, term)
+    c = resolve.concept(atlas, term)
     return {"id": c.id, "related": queries.related(atlas, c, rel, depth)}
 
 
@@ -278,9 +298,9 @@ def related(term: str, rel=None, depth: int = 1, lang: str = "en", fmt: str = "t
 
 
 def path_value(atlas, a: str, b: str, rel: str | None = None) -> dict:
-    from . import queries
+    from . import queries, resolve
 
-    ca, cb = queries.resolve(atlas, a), queries.resolve(atlas, b)
+    ca, cb = resolve.concept(atlas, a), resolve.concept(atlas, b)
     return {"from": ca.id, "to": cb.id, "steps": queries.path(atlas, ca, cb, rel)}
 
 
@@ -297,24 +317,23 @@ def path(a: str, b: str, rel=None, fmt: str = "text", data_dir=None) -> Answer:
 
 def questions(terms=(), show_answers: bool = False, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas questions [TERMS]`: the six-question matrix."""
-    from . import queries, render
+    from . import queries, render, resolve
 
     def build():
         atlas = _atlas(data_dir)
-        chosen = [queries.resolve(atlas, t) for t in terms]
-        result = queries.questions(atlas, chosen or None)
+        result = queries.questions(atlas, resolve.concepts(atlas, terms) or None)
         return answer(fmt, result, lambda r: render.questions(r, lang, show_answers or bool(terms)))
     return _or_no_match(fmt, lang, build)
 
 
-def compare_value(atlas, terms) -> list:
-    from . import queries
+def compare_value(atlas, terms) -> dict:
+    from . import queries, resolve
 
-    return queries.compare(atlas, [queries.resolve(atlas, t) for t in terms])
+    return queries.compare(atlas, resolve.concepts(atlas, terms))
 
 
 def compare(terms, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
-    """`atlas compare A B ...`: concepts side by side."""
+    """`atlas compare A B ...`: concepts side by side (a concept named twice is shown once)."""
     from . import render
 
     return _or_no_match(fmt, lang, lambda: answer(fmt, compare_value(_atlas(data_dir), terms),
@@ -324,49 +343,207 @@ def compare(terms, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer
 def flow(name: str | None = None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas flow [NAME]`: the flows, or one as ordered steps."""
     from . import queries, render
+    from .opened import Opened
 
+    opened = Opened(data_dir)
     if name is None:
-        return answer(fmt, queries.flows(_atlas(data_dir)), lambda r: render.flows(r, lang))
-    atlas, index = searchable(data_dir)
-    return answer(fmt, queries.flow(atlas, name, index), lambda r: render.flow(r, lang))
+        return answer(fmt, queries.flows(opened.atlas), lambda r: render.flows(r, lang))
+    return answer(fmt, flow_value(opened, name), lambda r: render.flow(r, lang))
+
+
+def flow_value(opened, name: str):
+    """The flow a name names; on a miss the error names the closest flows (the ranked search)."""
+    from . import queries, resolve
+
+    if resolve.flow(opened.atlas, name) is None:
+        return queries.flow(opened.atlas, name, opened.index)
+    return queries.flow(opened.atlas, name)
 
 
 def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas claims [TOPIC]`: the claims, or those for a topic, ranked (exit 1 when none)."""
-    from . import queries, render
+    from . import render
+    from .opened import Opened
 
-    if topic is None:
-        return answer(fmt, queries.claims(_atlas(data_dir), None, status), lambda r: render.claims(r, lang))
-    atlas, index = searchable(data_dir)
-    rows = queries.claims_topic(atlas, index, topic, status)
-    if not rows and fmt != "json":
+    rows = claims_value(Opened(data_dir), topic, status)
+    if topic is not None and not rows and fmt != "json":
         return Answer("", f'no claims match "{topic}"' + (f" with status {status}" if status else ""), 1)
-    return answer(fmt, rows, lambda r: render.claims(r, lang), 0 if rows else 1)
+    return answer(fmt, rows, lambda r: render.claims(r, lang), 0 if rows or topic is None else 1)
+
+
+def claims_value(opened, topic: str | None = None, status=None) -> list:
+    """Every claim (with a status: those), or the claims for a topic, ranked."""
+    from . import queries
+
+    if not topic:
+        return queries.claims(opened.atlas, None, status)
+    return queries.claims_topic(opened.atlas, opened.index, topic, status)
 
 
 def repo(ident: str | None = None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas repo [ID]`: the repositories, or one with its harvest."""
-    from . import queries, render
+    from . import queries, render, resolve, views
+    from .opened import Opened
 
+    opened = Opened(data_dir)
     if not ident:
-        return answer(fmt, queries.repos(_atlas(data_dir)), lambda r: render.repos(r, lang))
-    atlas, index = searchable(data_dir)
-    r = queries.find_repo(atlas, ident)
+        return answer(fmt, queries.repos(opened.atlas), lambda r: render.repos(r, lang))
+    r = resolve.repository(opened.atlas, ident)
     if r is None:
-        raise _no_repo(atlas, index, ident)
-    return answer(fmt, queries.repo(atlas, r), lambda d: render.repo(d, lang))
+        raise _no_repo(opened, ident)
+    return answer(fmt, views.repo(opened.atlas, r), lambda d: render.repo(d, lang))
 
 
-def _no_repo(atlas, index, ident: str):
+def _no_repo(opened, ident: str):
     from .errors import AtlasError, Location
     from .text import suggest
 
-    close = [h["id"] for h in index.search(ident, types={"repo"}, limit=5)]
+    atlas = opened.atlas
+    close = [h["id"] for h in opened.index.search(ident, types={"repo"}, limit=5)]
     close += [x for x in suggest(ident, {r.id: r.id for r in atlas.repositories}, 5) if x not in close]
     named = [x for x in atlas.repositories if x.id.lower().split("/", 1)[-1] == ident.strip().lower()]
     message = f'several repositories are named "{ident}"' if len(named) > 1 else f'no repository "{ident}"'
     return AtlasError(message, Location("repo"),
                       ("closest: " + ", ".join(close[:5])) if close else "run `atlas repo` to list them")
+
+
+# ---------------------------------------------------------------------------------------------
+# validate, timeline, verify, map, export
+# ---------------------------------------------------------------------------------------------
+
+def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warnings: bool = False) -> Answer:
+    """`atlas validate`: every problem of data/ as file:line:col; exit 1 with errors (or warnings
+    with `fail_on_warnings`)."""
+    from . import render
+    from .index import validate as run
+    from .paths import choose_data, describe
+
+    chosen = choose_data(data_dir)
+    loaded = run(chosen.path)
+    problems = list(loaded.problems)
+    if shacl and not loaded.errors:
+        try:
+            from .shacl import shacl_problems
+        except ImportError:
+            shacl_problems = None
+        if shacl_problems is not None:
+            problems.extend(shacl_problems(loaded))
+    errors = sum(1 for p in problems if p.is_error)
+    value = {"errors": errors, "warnings": len(problems) - errors, "data": str(chosen.path), "problems": [
+        {"file": p.location.file, "line": p.location.line, "col": p.location.col,
+         "level": p.level, "code": p.code, "message": p.message, "hint": p.hint} for p in problems]}
+    code = 1 if errors or (fail_on_warnings and problems) else 0
+    summary = terminal_safe(f"data: {describe(*chosen)}")
+    return answer(fmt, value, lambda _v: render.validation(problems, loaded.atlas) + "\n" + summary, code)
+
+
+def timeline(term: str | None = None, repo_ids=(), as_of: str | None = None, fmt: str = "text",
+             data_dir=None) -> Answer:
+    """`atlas timeline [TERM]`: when each probe first became visible, oldest first."""
+    from . import queries, render
+
+    value = queries.timeline(_atlas(data_dir), term, tuple(repo_ids), as_of)
+    return answer(fmt, value, render.timeline)
+
+
+def repos_report(repo_ids=(), repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas timeline --repos-report`: every listed repository, harvested or why not."""
+    from . import render
+    from .harvest import account_repositories, account_undated
+    from .paths import data_dir as resolve_data_dir, repos_root
+
+    d = resolve_data_dir(data_dir)
+    atlas = _atlas(d)
+    accounts = account_repositories(atlas, repos_root(repos_dir, d))
+    undated = account_undated(atlas, accounts)
+    if repo_ids:
+        accounts = [a for a in accounts if a.repo in repo_ids]
+        undated = [u for u in undated if set(u.repos) & set(repo_ids)]
+    counts: dict[str, int] = {}
+    for a in accounts:
+        counts[a.state] = counts.get(a.state, 0) + 1
+    value = {"counts": counts, "repositories": [a.to_plain() for a in accounts],
+             "undated": [u.to_plain() for u in undated]}
+    return answer(fmt, value, render.repos_report)
+
+
+def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
+    """`atlas verify`: every evidence pin against the local clones; exit 1 if one is broken."""
+    from . import render
+    from .harvest.verify import verify as run
+    from .paths import work_folders
+
+    folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
+    report = run(_atlas(folders.data), repos_root=folders.repos)
+    value = dict(report.to_plain(), folders=folders_plain(folders))
+    done = answer(fmt, value, lambda _v: render.verify(report) + "\n" + folders_line(folders), report.exit_code)
+    return done._replace(err=terminal_safe(folders.note)) if folders.note else done
+
+
+def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None) -> Answer:
+    """`atlas map`: write the site; the answer names the folder and the first page."""
+    import os
+
+    from .htmlmap import build_site
+    from .paths import choose_data, describe
+
+    out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
+    chosen = choose_data(data_dir)
+    paths = build_site(_atlas(chosen.path), out_dir, as_of=as_of, force=force)
+    plural = "s" if len(paths) != 1 else ""
+    return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {out_dir.rstrip('/')}/ (open {paths[0]})\n"
+                                f"data: {describe(*chosen)}"))
+
+
+def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
+           data_dir=None) -> Answer:
+    """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint."""
+    from .errors import AtlasError, Location
+    from .opened import Opened
+    from .rdf import build_graph, serialize
+
+    if output:
+        output = _output_file(output)
+    if to_endpoint:
+        from .sparql import check_url
+
+        check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
+    opened = Opened(data_dir)
+    g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl")
+    if to_endpoint:
+        from .sparql import load_endpoint
+
+        status = load_endpoint(serialize(g, "nt"), to_endpoint, graph)
+        return Answer(f"loaded {len(g)} triples into {to_endpoint} (HTTP {status})")
+    text = serialize(g, fmt)
+    if not output:
+        return Answer(text[:-1] if text.endswith("\n") else text)
+    from .cache import atomic_write
+
+    try:
+        atomic_write(output, text)
+    except OSError as exc:
+        raise AtlasError(f"cannot write the export: {exc.strerror or exc}", Location(str(output))) from None
+    return Answer("", terminal_safe(f"wrote {len(g)} triples to {output}"))
+
+
+def _output_file(output: str) -> str:
+    """`-o FILE` made absolute against the working directory. Its folder must exist: like `cp` or a
+    shell redirection, export creates no folders, so a mistyped path fails here instead of leaving a
+    new tree of folders behind."""
+    import os
+
+    from .errors import AtlasError, Location
+
+    path = os.path.abspath(output)
+    folder = os.path.dirname(path)
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise AtlasError(f"cannot write the export: {folder} is not a folder", Location(output))
+    if not os.path.isdir(folder):
+        raise AtlasError(f"cannot write the export: the folder {folder} does not exist; export creates no "
+                         "folders", Location(output), hint=f"create it first (mkdir -p {folder}), or write elsewhere")
+    return path
+
 
 
 # ---------------------------------------------------------------------------------------------

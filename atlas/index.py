@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+import weakref
 from pathlib import Path
 from typing import NamedTuple
 
@@ -115,6 +116,16 @@ class Index:
         self.key = cache.data_key(self.version or "0" * 24, root)
         self._atlas: Atlas | None = None
         self._search = None
+        _BY_KEY[self.key] = self
+        from .search import register
+
+        register(self.key, self)
+
+    @property
+    def path(self) -> Path | None:
+        """The database file this index reads (None: in memory): another thread may open it
+        read-only, it does not change while this index holds it."""
+        return self.reader.entry / f"{self.reader.gen}.sqlite" if self.reader else None
 
     def meta(self, key: str, default=None):
         return self.reader.meta(key, default) if self.reader else store.get_meta(self.con, key, default)
@@ -145,10 +156,9 @@ class Index:
     @property
     def search(self):
         if self._search is None:
-            from .search import SearchIndex, register
+            from .search import SearchIndex
 
             self._search = SearchIndex(self.con)
-            register(self.key, self._search)
         return self._search
 
     def files(self) -> dict[str, str]:
@@ -172,6 +182,12 @@ class Index:
 
 
 _OPEN: dict[Path, Index] = {}  # one opened index per data folder and process
+_BY_KEY: "weakref.WeakValueDictionary[str, Index]" = weakref.WeakValueDictionary()  # what it holds, by key
+
+
+def by_key(key: str) -> Index | None:
+    """The opened index of data key `key` (see Index.key), while the process holds it."""
+    return _BY_KEY.get(key)
 
 
 def open_index(data_dir=None, use_cache: bool = True) -> Index:
@@ -213,16 +229,24 @@ def _open(root: Path) -> Index | None:
                     return Index(reader.con, root, reader)
                 reader.close()
             with store.Writer(entry, root, root.name) as writer:
-                refresh(writer.con, root, writer.fresh, writer.counter)
+                refresh(writer.connection, root, writer.fresh, writer.counter)
             refreshed = True
             cache.evict(keep={entry.name})
         except (OSError, sqlite3.Error, cache.Corrupt) as exc:
             if isinstance(exc, cache.Corrupt) and reader is not None:
                 _condemn(reader)
-            if attempt == 2 and os.environ.get("ATLAS_CACHE_STRICT") and not isinstance(exc, OSError):
+            if attempt == 2 and os.environ.get("ATLAS_CACHE_STRICT") and _fault_of_the_code(exc):
                 raise  # (the test suite: a fault of the code, not of the cache folder, would hide here)
             continue  # the cache vanished, cannot be written or is damaged: try again, then do without it
     return None
+
+
+def _fault_of_the_code(exc: Exception) -> bool:
+    """An error no state of the cache folder explains (a wrong statement, a wrong use of SQLite)."""
+    if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError)):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        words in str(exc) for words in ("no such", "syntax error", "has no column", "values for", "mismatch"))
 
 
 def _condemn(reader: store.Reader) -> None:
@@ -240,6 +264,26 @@ def reopen(index: Index) -> Index:
         _condemn(index.reader)
     _OPEN.pop(index.root, None)
     return open_index(index.root)
+
+
+def from_atlas(atlas: Atlas) -> Index:
+    """An index in memory holding the records of an atlas in hand (its cards, name lookups and
+    search, as for a data folder): the records as if read from one file, the timeline and the
+    cut-off from theirs."""
+    from .loader import FileResult
+    from .update import LISTS, Change, Update
+
+    con = store.memory(Path("memory"), "memory")
+    records = [(kind, r, r.loc or Location("memory/records.yaml", 1 + i, 1))
+               for kind, name in LISTS.items() for i, r in enumerate(getattr(atlas, name))]
+    files = {"records.yaml": FileResult("memory/records.yaml", records),
+             "timeline.yaml": FileResult("memory/timeline.yaml", sightings=atlas.sightings, harvests=atlas.harvests),
+             "atlas.yaml": FileResult("memory/atlas.yaml", cutoff=atlas.cutoff)}
+    for rel, result in files.items():
+        _keep_parsed(con, rel, result.display, result)
+    Update(con, {rel: Change(rel, r.display) for rel, r in files.items()}, 0, everything=True).run()
+    store.set_meta(con, "version", _version(con))
+    return Index(con, Path("memory"))
 
 
 def _in_memory(root: Path) -> Index:
@@ -310,7 +354,7 @@ def _changes(con, root: Path, files: list[_File], known: dict, taken: int, befor
 
     changes = {}
     stamps: dict = {"root": str(root), "paths": [], "racy": [], "taken": taken}
-    flat = []
+    flat: list[int] = []
     for f in files:
         stamp = _stamp(f.path)
         display = os.path.join(root.name, f.rel)
@@ -418,14 +462,14 @@ class DataState(NamedTuple):
     files: dict[str, str]
     version: str
     key: str
-    index: Index
+    opened: Index
 
     def records(self, rel: str) -> list:
         """The records that file `rel` defines (those that count: a later duplicate id does not)."""
-        return self.index.records(rel)
+        return self.opened.records(rel)
 
     def atlas(self) -> Atlas:
-        return self.index.atlas()
+        return self.opened.atlas()
 
 
 def data_state(data_dir=None) -> DataState:
@@ -513,7 +557,7 @@ def _remember(root: Path, new) -> None:
         with store.Writer(store.entry_dir(root), root, root.name) as writer:
             if writer.fresh:
                 raise OSError("no index to add to")
-            writer.con.executemany("INSERT OR IGNORE INTO parsed VALUES (?, ?, ?, ?)",
+            writer.connection.executemany("INSERT OR IGNORE INTO parsed VALUES (?, ?, ?, ?)",
                                    [(sha, display, writer.counter + 1, cache.pack(r.to_plain()))
                                     for sha, display, r in new])
     except (OSError, sqlite3.Error, cache.Corrupt):

@@ -85,7 +85,8 @@ def _fast_sparql(argv: list[str]):
 
 
 def _fast_query(argv: list[str]):
-    """`atlas query WORDS [--lang L] [--format F] [--data D]`: a card, the ranked hits or a miss."""
+    """`atlas query WORDS [--lang L] [--format F] [--data D] [--as-of DAY]`: a card, the ranked hits or
+    a miss."""
     from .commands import FAST, show
 
     parsed = parse(argv[1:], FAST["query"], words=True)
@@ -94,7 +95,7 @@ def _fast_query(argv: list[str]):
     opts, words = parsed
     if not words or any(":" in w for w in words):
         return None  # no words (usage), or a filter: the full CLI handles it
-    return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"])
+    return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"], opts["as_of"])
 
 
 def _fast(argv: list[str]):
@@ -109,12 +110,28 @@ def _fast(argv: list[str]):
 
     try:
         return path(argv)
-    except AtlasError:
+    except (AtlasError, OSError):
         return None  # the full CLI reports it, with locations
+
+
+def readable(argv: list[str]) -> None:
+    """Stop with exit code 2 when an argument is not UTF-8 text (never a traceback); let a terminal
+    that cannot show every character get escapes instead of an encoding error."""
+    from .text import argument_problem
+
+    problem = argument_problem(argv)
+    if problem:
+        sys.stderr.write(f"Error: {problem}\n")
+        sys.exit(2)
+    for stream in (sys.stdout, sys.stderr):
+        if (getattr(stream, "encoding", "") or "").lower().replace("-", "") != "utf8" and \
+                hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
+    readable(argv)
     result = _fast(argv)
     if result is not None:
         sys.exit(_write(result))

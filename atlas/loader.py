@@ -13,12 +13,13 @@ from pathlib import Path
 
 import yaml
 
+from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import AtlasError, Location, Problem
 from .model import (
     CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
     METHODS, PRECISIONS, QUESTION_IDS, REPO_RE, REPO_STATUSES, SHA_RE, Atlas, Claim,
     Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question, Relation,
-    RepoHarvest, Repository, Sighting, Text, canonical_relation, RELATION_TYPES,
+    RepoHarvest, Repository, Sighting, TestPlan, Text, Undated, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
 )
 from .text import branch_problem, day
@@ -52,7 +53,6 @@ class Loaded:
     problems: list[Problem] = field(default_factory=list)
     refs: list[Ref] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
-    timeline_loc: Location | None = None
     data_dir: Path | None = None
     display_dir: str = "data"  # the data folder as locations name it
 
@@ -343,27 +343,28 @@ def _relation(ctx: _Ctx, node, owner: str) -> Relation | None:
 
 
 def _probe(ctx: _Ctx, node) -> Probe | None:
-    f = _fields(ctx, node, "a probe", ("repo", "term", "path"), ("repo",))
+    f = _fields(ctx, node, "a probe", ("repo", *METHODS), ("repo",))
     if f is None or "repo" not in f:
         return None
     repo = _str(ctx, f["repo"], "probe repo")
     if repo is None:
         return None
     ctx.ref("repo", repo, f["repo"], "probe repository")
-    if ("term" in f) == ("path" in f):
-        ctx.error(node, "bad-probe", "a probe needs exactly one of term or path")
+    methods = [m for m in METHODS if m in f]
+    if len(methods) != 1:
+        ctx.error(node, "bad-probe", "a probe needs exactly one of " + " or ".join(METHODS))
         return None
-    value = _str(ctx, f.get("term") or f.get("path"), "probe term/path")
+    method = methods[0]
+    value = _str(ctx, f[method], f"probe {method}")
     if not value:
         return None
-    if "path" in f:
+    if method == "path":  # a folder is written with or without its trailing slash
         value = value.strip("/")
-        return Probe(repo, path=value, loc=ctx.loc(node))
-    return Probe(repo, term=value, loc=ctx.loc(node))
+    return Probe(repo, method, value, loc=ctx.loc(node))
 
 
 _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "professional",
-                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes")
+                 "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes", "undated")
 
 
 def parse_concept(ctx: _Ctx, node, stem: str) -> Concept | None:
@@ -449,6 +450,21 @@ def _concept_probes(ctx: _Ctx, c: Concept, node) -> None:
             c.probes.append(probe)
 
 
+def _concept_undated(ctx: _Ctx, c: Concept, node) -> None:
+    """`undated: {repos: [owner/name, ...], note: {en, zh}}`: why no probe dates the concept.
+    `repos` names the public repositories that hold it (each must be listed), empty when none does."""
+    f = _fields(ctx, node, "undated", ("repos", "note"), ("note",))
+    if f is None:
+        return
+    c.undated = Undated(loc=ctx.loc(node))
+    if "repos" in f:
+        for value, item in _str_list(ctx, f["repos"], "undated repos"):
+            c.undated.repos.append(value)
+            ctx.ref("repo", value, item, "undated repository")
+    if "note" in f:
+        c.undated.note = _text(ctx, f["note"], "undated note")
+
+
 # A concept's fields after id and kind, in the order they are read (and their problems reported):
 # field -> reader(ctx, concept, node), which checks the value and sets it on the concept.
 _CONCEPT_FIELDS = (
@@ -456,7 +472,7 @@ _CONCEPT_FIELDS = (
     ("beginner", _concept_text("beginner")), ("professional", _concept_text("professional")),
     ("hardware", _concept_hardware), ("hardware_note", _concept_hardware_note),
     ("lifecycle", _concept_lifecycle), ("relations", _concept_relations), ("evidence", _concept_evidence),
-    ("probes", _concept_probes),
+    ("probes", _concept_probes), ("undated", _concept_undated),
 )
 
 
@@ -537,7 +553,7 @@ def _hardware(ctx: _Ctx, node, what: str) -> list[str]:
 
 
 def parse_claim(ctx: _Ctx, node) -> Claim | None:
-    f = _fields(ctx, node, "a claim", ("id", "statement", "status", "about", "evidence", "note"),
+    f = _fields(ctx, node, "a claim", ("id", "statement", "status", "about", "evidence", "note", "test_plan"),
                 ("id", "statement", "status", "about", "evidence"))
     if f is None or "id" not in f:
         return None
@@ -559,7 +575,39 @@ def parse_claim(ctx: _Ctx, node) -> Claim | None:
             ctx.error(f["evidence"], "no-evidence", f'claim "{cid}" has no evidence')
     if "note" in f:
         cl.note = _text(ctx, f["note"], "claim note", required=False)
+    if "test_plan" in f:
+        cl.test_plan = parse_test_plan(ctx, f["test_plan"], cid)
     return cl
+
+
+_TEST_PLAN_KEYS = ("order", "step", "where", "measure", "confirm", "refute")
+
+
+def parse_test_plan(ctx: _Ctx, node, cid: str) -> TestPlan | None:
+    """A claim's test plan: the pinned lines to time or print at (`where`), what to measure, the
+    results that confirm or refute the claim, its decision `order` and optionally the flow `step`
+    ("flow-id/step-id") it instruments. The step is checked once every flow is loaded."""
+    f = _fields(ctx, node, "a test plan", _TEST_PLAN_KEYS, ("order", "where", "measure", "confirm", "refute"))
+    if f is None:
+        return None
+    plan = TestPlan(loc=ctx.loc(node))
+    if "order" in f:
+        order = _int(ctx, f["order"], "test plan order")
+        if order is not None and order < 1:
+            ctx.error(f["order"], "bad-value", f"test plan order {order} of claim \"{cid}\" is not 1 or more")
+        plan.order = order or 0
+    if "step" in f:
+        plan.step = _str(ctx, f["step"], "test plan step") or ""
+        if plan.step and not re.match(r"^[a-z0-9-]+/[a-z0-9-]+$", plan.step):
+            ctx.error(f["step"], "bad-value", f"test plan step {plan.step!r} is not flow-id/step-id")
+    if "where" in f:
+        plan.where = _evidence_list(ctx, f["where"], "test plan where")
+        if not plan.where:
+            ctx.error(f["where"], "no-evidence", f'the test plan of claim "{cid}" pins no line to time or print at')
+    for key in ("measure", "confirm", "refute"):
+        if key in f:
+            setattr(plan, key, _text(ctx, f[key], f"test plan {key}"))
+    return plan
 
 
 def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
@@ -791,9 +839,12 @@ def _check_values(ctx: _Ctx, root) -> None:
 
 def _compose(path: Path, ctx: _Ctx, raw: bytes | None = None):
     try:
-        raw = path.read_bytes() if raw is None else raw
+        raw = read_bounded(path, DATA_FILE, "data file") if raw is None else raw
     except OSError as exc:
         ctx.error(Location(ctx.file), "unreadable", f"cannot read file: {exc.strerror or exc}")
+        return None
+    except TooLarge as exc:
+        ctx.error(Location(ctx.file), "too-large", exc.message, exc.hint)
         return None
     try:
         text = raw.decode("utf-8")
@@ -884,7 +935,6 @@ class FileResult:
     problems: list[Problem] = field(default_factory=list)
     refs: list[Ref] = field(default_factory=list)
     cutoff: str | None = None
-    timeline: bool = False
     sightings: list[Sighting] = field(default_factory=list)
     harvests: list[RepoHarvest] = field(default_factory=list)
 
@@ -894,7 +944,7 @@ class FileResult:
             "records": [(kind, plain(r), tuple(loc)) for kind, r, loc in self.records],
             "problems": [(tuple(p.location), p.level, p.code, p.message, p.hint) for p in self.problems],
             "refs": [(r.kind, r.target, tuple(r.loc), r.what) for r in self.refs],
-            "cutoff": self.cutoff, "timeline": self.timeline,
+            "cutoff": self.cutoff,
             "sightings": [plain(s) for s in self.sightings],
             "harvests": [plain(h) for h in self.harvests],
         }
@@ -906,7 +956,7 @@ class FileResult:
             [(kind, unplain(_LISTS_OF[kind], r), Location(*loc)) for kind, r, loc in data["records"]],
             [Problem(Location(*loc), *rest) for loc, *rest in data["problems"]],
             [Ref(kind, target, Location(*loc), what) for kind, target, loc, what in data["refs"]],
-            data["cutoff"], data["timeline"],
+            data["cutoff"],
             [unplain("sightings", s) for s in data["sightings"]],
             [unplain("harvests", h) for h in data["harvests"]])
 
@@ -925,7 +975,6 @@ def _read_timeline(reading: _Reading, ctx: _Ctx, root, path: Path) -> None:
     sightings, harvests, _ = parse_timeline(ctx, root)
     reading.atlas.sightings.extend(sightings)
     reading.atlas.harvests.extend(harvests)
-    reading.loaded.timeline_loc = Location(ctx.file)
 
 
 def _list_of(kind: str, key: str, parse):
@@ -988,7 +1037,7 @@ def read_file(path: Path, rel: Path, display: str, raw: bytes | None = None) -> 
     _read_file(reading, path, rel, display, raw)
     loaded = reading.loaded
     return FileResult(display, reading.records, loaded.problems, loaded.refs, reading.cutoff,
-                      loaded.timeline_loc is not None, reading.atlas.sightings, reading.atlas.harvests)
+                      reading.atlas.sightings, reading.atlas.harvests)
 
 
 def _sort(atlas: Atlas) -> None:
@@ -1025,8 +1074,6 @@ def assemble(loaded: Loaded, results) -> Loaded:
             getattr(atlas, _LISTS_OF[kind]).append(record)
         if result.cutoff is not None:
             atlas.cutoff = result.cutoff
-        if result.timeline:
-            loaded.timeline_loc = Location(result.display)
         atlas.sightings.extend(result.sightings)
         atlas.harvests.extend(result.harvests)
     _sort(atlas)

@@ -1,6 +1,6 @@
 """Cards, claims and flows as Markdown, for readers that render it (coding assistants, chat).
 
-Input is the plain value the library returns (`queries.card`, `queries.claims`, `queries.flow`);
+Input is the view layer's views (`views.card`, `views.claim`, `views.flow`);
 both languages are kept side by side so an answer can quote either.
 """
 from __future__ import annotations
@@ -64,6 +64,10 @@ def _links(c: dict) -> list[str]:
         lines += [f"- [{cl['status']}] `{cl['id']}`: {_both(cl['statement'])}" for cl in c["claims"]]
     if c["flows"]:
         lines += ["", "## Flows", ", ".join(f"`{f['id']}`" for f in c["flows"])]
+    if c["repositories"]:
+        lines += ["", "## Repositories"]
+        lines += [f"- `{r['id']}`" + (f" ({r['status']})" if r["status"] else "")
+                  + (f": {_both(r['purpose'])}" if _both(r["purpose"]) else "") for r in c["repositories"]]
     return lines
 
 

@@ -10,10 +10,10 @@ nothing into data/, and never reaches the network (SPARQL SERVICE is refused).
 (the optional `mcp` extra), which is imported only here.
 """
 
-from . import commands, markdown, queries
+from . import commands, markdown, queries, views
 from .errors import AtlasError, Location, NoMatch
 from .output import to_json
-from .text import day
+from .text import day, not_a_day
 
 INSTRUCTIONS = (
     "The Ascend communication atlas: a curated bilingual (English/中文) knowledge graph of how data "
@@ -49,7 +49,7 @@ def _check_date(value: str | None, where: str) -> str | None:
         return None
     parsed = day(value)
     if parsed is None:
-        raise AtlasError(f'"{value}" is not a date', Location(where), "use YYYY-MM-DD")
+        raise AtlasError(not_a_day(value), Location(where))
     return parsed
 
 
@@ -58,24 +58,27 @@ class AtlasTools:
 
     def __init__(self, data_dir=None):
         self.data_dir = data_dir
-        self._loaded = None
+        self._opened = None
 
-    def _load(self):
-        """(atlas, ranked search index), as `atlas query` reads them from the cache; once."""
-        if self._loaded is None:
-            self._loaded = commands.searchable(self.data_dir)
-        return self._loaded
+    @property
+    def opened(self):
+        """The atlas, opened once (as `atlas query` reads it from the cache)."""
+        if self._opened is None:
+            from .opened import Opened
+
+            self._opened = Opened(self.data_dir)
+        return self._opened
 
     @property
     def atlas(self):
-        return self._load()[0]
+        return self.opened.atlas
 
     @property
     def index(self):
-        return self._load()[1]
+        return self.opened.index
 
     def concept(self, term: str):
-        return queries.resolve(self.atlas, term)
+        return self.opened.concept(term)
 
     def search(self, text: str, lang: str = "all", limit: int = 10):
         _check_lang(lang)
@@ -89,7 +92,7 @@ class AtlasTools:
     def card(self, term: str, lang: str = "all", as_of: str | None = None):
         _check_lang(lang)
         as_of = _check_date(as_of, "as_of")
-        return _lang_only(queries.card(self.atlas, self.concept(term), as_of), lang)
+        return _lang_only(views.card(self.atlas, self.concept(term), as_of), lang)
 
     def compare(self, terms: list[str]):
         if len(terms) < 2:
@@ -105,12 +108,10 @@ class AtlasTools:
         return commands.path_value(self.atlas, a, b)
 
     def claims(self, topic: str | None = None, status: str | None = None):
-        if not topic:
-            return queries.claims(self.atlas, None, status)
-        return queries.claims_topic(self.atlas, self.index, topic, status)  # as `atlas claims TOPIC`
+        return commands.claims_value(self.opened, topic, status)  # as `atlas claims [TOPIC]`
 
     def flow(self, name: str):
-        return queries.flow(self.atlas, name)
+        return commands.flow_value(self.opened, name)
 
     def timeline(self, term: str | None = None, repo: str | None = None, as_of: str | None = None):
         as_of = _check_date(as_of, "as_of")
@@ -118,12 +119,9 @@ class AtlasTools:
 
     def sparql(self, query: str):
         from . import sparql
-        from .index import load_keyed
-        from .paths import data_dir as resolve
 
         sparql.guard(query)  # SPARQL Update and SERVICE are refused
-        load, key = load_keyed(self.data_dir, lazy=True)
-        result = sparql.run_embedded(query, sparql.nt_cache(load, key, resolve(self.data_dir)))
+        result = sparql.run_embedded(query, self.opened.triples)
         import json
 
         return json.loads(sparql.render(result, "json"))  # as `--format json`: results JSON, or JSON-LD
@@ -133,13 +131,13 @@ class AtlasTools:
         c = self.atlas.concept_by_id.get(ident)
         if c is None:
             raise AtlasError(f'no concept "{ident}"', Location(f"atlas://concept/{ident}"))
-        return markdown.card(queries.card(self.atlas, c), queries.questions_names(self.atlas))
+        return markdown.card(views.card(self.atlas, c), views.question_names(self.atlas))
 
     def claim_markdown(self, ident: str) -> str:
-        rows = [cl for cl in queries.claims(self.atlas) if cl["id"] == ident]
-        if not rows:
+        cl = self.atlas.claim_by_id.get(ident)
+        if cl is None:
             raise AtlasError(f'no claim "{ident}"', Location(f"atlas://claim/{ident}"))
-        return markdown.claim(rows[0])
+        return markdown.claim(views.claim(self.atlas, cl))
 
     def flow_markdown(self, ident: str) -> str:
         return markdown.flow(queries.flow(self.atlas, ident))

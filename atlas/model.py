@@ -6,6 +6,7 @@ No I/O here: the loader builds these objects from data/, the cache stores them w
 from __future__ import annotations
 
 import re
+from typing import Callable, TypeVar, cast
 
 from .errors import Location
 from .text import norm, squash
@@ -44,9 +45,12 @@ LIFECYCLES = ("active", "migrated", "pending-deprecation", "deprecated")
 CONFIDENCES = ("read-in-source", "second-hand", "derived", "unverified")
 CLAIM_STATUSES = ("confirmed", "refuted", "hypothesis", "placeholder", "open")
 EDGE_TYPES = ("data", "sync", "control", "order")
-REPO_STATUSES = ("active", "mirror", "archived", "migrated", "unavailable")
+REPO_STATUSES = ("active", "mirror", "archived", "migrated", "pending-deprecation", "unavailable")
 PRECISIONS = ("exact", "on-or-before", "unknown")  # unknown: not found, missing blobs could hold it
-METHODS = ("term", "path")
+METHODS = ("term", "path")  # probe methods; each is a module of atlas/harvest/methods
+# Why a concept has no dated sighting (Atlas.why_undated): no public repository holds it; the
+# repositories that do were not harvested here (no clone); its probes found nothing; no reason given.
+UNDATED_REASONS = ("no-public-repository", "not-harvested", "not-found", "no-reason")
 LANGS = ("en", "zh")
 
 DEFAULT_CUTOFF = "2026-08-26"
@@ -67,11 +71,20 @@ DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # default per instance.
 # ---------------------------------------------------------------------------------------------
 
-class F:
+class _Factory:
     __slots__ = ("factory",)
 
     def __init__(self, factory):
         self.factory = factory
+
+
+_T = TypeVar("_T")
+
+
+def F(factory: Callable[[], _T]) -> _T:
+    """A field's default made fresh for each record (`aliases: dict = F(dict)`). Typed as the value it
+    makes, so the type checker sees the field's own type."""
+    return cast(_T, _Factory(factory))
 
 
 _MISSING = object()
@@ -101,7 +114,7 @@ class Record:
             default = self._defaults.get(name, _MISSING)
             if default is _MISSING:
                 raise TypeError(f"{type(self).__name__} needs {name!r}")
-            values[name] = default.factory() if isinstance(default, F) else default
+            values[name] = default.factory() if isinstance(default, _Factory) else default
         if kwargs:
             raise TypeError(f"{type(self).__name__} has no field {next(iter(kwargs))!r}")
         self.__dict__.update(values)
@@ -187,18 +200,13 @@ class Relation(Record):
 
 
 class Probe(Record):
+    """What to look for in a repository's history: `value` by `method` (one of METHODS; the data
+    write it as the key, `term: HcclInit` or `path: include/hccl`)."""
+
     repo: str
-    term: str = ""
-    path: str = ""
+    method: str = "term"
+    value: str = ""
     loc: Location | None = None
-
-    @property
-    def method(self) -> str:
-        return "term" if self.term else "path"
-
-    @property
-    def value(self) -> str:
-        return self.term or self.path
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -208,6 +216,15 @@ class Probe(Record):
 class Lifecycle(Record):
     status: str = "active"
     note: Text = F(Text)
+
+
+class Undated(Record):
+    """Why a concept has no probe: the public repositories that hold it (none of them harvested
+    here; empty when no public repository does) and a note saying so in both languages."""
+
+    repos: list[str] = F(list)
+    note: Text = F(Text)
+    loc: Location | None = None
 
 
 class Concept(Record):
@@ -224,6 +241,7 @@ class Concept(Record):
     relations: list[Relation] = F(list)
     evidence: list[Evidence] = F(list)
     probes: list[Probe] = F(list)
+    undated: Undated | None = None  # set when no probe can date the concept
     loc: Location | None = None
 
     def all_names(self) -> list[str]:
@@ -240,6 +258,26 @@ class Question(Record):
     loc: Location | None = None
 
 
+class TestPlan(Record):
+    """How a hypothesis could be refuted: where to time or print (pinned lines), what to measure,
+    which result confirms or refutes it, and its place in the order the hypotheses are decided."""
+
+    __test__ = False  # not a pytest test class
+
+    order: int = 0  # 1 = decide first
+    step: str = ""  # the flow step it instruments, "flow-id/step-id" (optional)
+    where: list[Evidence] = F(list)
+    measure: Text = F(Text)
+    confirm: Text = F(Text)
+    refute: Text = F(Text)
+    loc: Location | None = None
+
+    @property
+    def flow_step(self) -> tuple[str, str]:
+        flow, _, step = self.step.partition("/")
+        return flow, step
+
+
 class Claim(Record):
     id: str
     statement: Text
@@ -247,6 +285,7 @@ class Claim(Record):
     about: list[str] = F(list)
     evidence: list[Evidence] = F(list)
     note: Text = F(Text)
+    test_plan: TestPlan | None = None  # required for a hypothesis
     loc: Location | None = None
 
 
@@ -426,6 +465,27 @@ class Atlas(Record):
                 return s
         return None
 
+    def why_undated(self, ident: str) -> tuple[str, list[str]] | None:
+        """None when the concept has a dated sighting; else (one of UNDATED_REASONS, the
+        repositories concerned)."""
+        if self.first_visible(ident) is not None:
+            return None
+        c = self.concept_by_id[ident]
+        harvested = {h.repo for h in self.harvests}
+        if c.probes:
+            repos = sorted({p.repo for p in c.probes})
+            waiting = [r for r in repos if r not in harvested]
+            return ("not-harvested", waiting) if waiting else ("not-found", repos)
+        if c.undated is None:
+            return "no-reason", []
+        public = [r for r in c.undated.repos if self._public(r)]
+        return ("not-harvested", public) if public else ("no-public-repository", list(c.undated.repos))
+
+    def _public(self, repo_id: str) -> bool:
+        r = self.repo_by_id.get(repo_id)
+        return r is not None and r.status != "unavailable" and any(
+            u.startswith(("https://", "ssh://", "git://")) for u in r.urls)
+
     def visible_on(self, ident: str, date: str) -> bool | None:
         """True/False once the concept has sightings; None when it has no dated sighting."""
         first = self.first_visible(ident)
@@ -456,16 +516,19 @@ _NESTED = {
     (Concept, "hardware_note"): Text, (Concept, "lifecycle"): "Lifecycle",
     (Concept, "relations"): [Relation], (Concept, "evidence"): [Evidence],
     (Concept, "probes"): [Probe], (Concept, "answers"): {"*": Text},
+    (Concept, "undated"): "Undated", (Undated, "note"): Text,
     (Lifecycle, "note"): Text, (Relation, "note"): Text, (Relation, "evidence"): [Evidence],
     (Evidence, "pin"): Pin, (Evidence, "supports"): Text,
     (Question, "names"): Text, (Question, "explanation"): Text,
     (Claim, "statement"): Text, (Claim, "evidence"): [Evidence], (Claim, "note"): Text,
+    (Claim, "test_plan"): "TestPlan", (TestPlan, "where"): [Evidence], (TestPlan, "measure"): Text,
+    (TestPlan, "confirm"): Text, (TestPlan, "refute"): Text,
     (FlowStep, "label"): Text, (FlowStep, "source"): Evidence, (FlowStep, "note"): Text,
     (Flow, "title"): Text, (Flow, "summary"): Text, (Flow, "steps"): [FlowStep],
     (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence],
     (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],
 }
-_CLASSES = {"Lifecycle": Lifecycle}
+_CLASSES = {"Lifecycle": Lifecycle, "Undated": Undated, "TestPlan": TestPlan}
 
 
 def plain(record) -> dict:

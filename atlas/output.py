@@ -12,8 +12,9 @@ import re
 
 # C0 controls except tab and newline, a carriage return not ending a CRLF line (CSV results), DEL,
 # the C1 controls (U+009B is a one-character CSI) and the bidirectional embeddings, overrides and
-# isolates (they reorder what the reader sees: a "Trojan source" line)
-UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+# isolates (they reorder what the reader sees: a "Trojan source" line), and lone surrogates (bytes
+# that were not UTF-8, in a path or an argument: they cannot be written to a UTF-8 terminal at all)
+UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]|\r(?!\n)")
 
 
 def _visible(m: re.Match) -> str:

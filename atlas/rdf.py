@@ -23,7 +23,6 @@ ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
 CONCEPT = Namespace(BASE + "id/concept/")
 DOAP = Namespace("http://usefulinc.com/ns/doap#")
-GRAPH_IRI = BASE + "graph"
 SCHEME_IRI = URIRef(SCHEME)
 SCHEME_TITLE = Text(en="Ascend communication atlas", zh="昇腾通信图谱")
 SCHEME_DESCRIPTION = Text(
@@ -324,6 +323,27 @@ def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
         g.add((node, DCTERMS.subject, concept_iri(ident)))
     for ev in cl.evidence:
         _evidence(g, atlas, node, ev, where=where, fallback=cl.loc)
+    if cl.test_plan is not None:
+        _test_plan(g, atlas, node, cl, where)
+
+
+def _test_plan(g: Graph, atlas: Atlas, claim_node, cl, where) -> None:
+    """A hypothesis's test plan: a node with its decision order, the flow step it instruments, the
+    texts (measure, confirm, refute) and the pinned lines to time or print at (atlas:instrumentAt)."""
+    plan = cl.test_plan
+    node = ID[f"claim/{cl.id}/test-plan"]
+    _at(where, node, plan.loc or cl.loc)
+    g.add((claim_node, ATLAS.testPlan, node))
+    g.add((node, RDF.type, ATLAS.TestPlan))
+    g.add((node, ATLAS.decisionOrder, Literal(plan.order)))
+    if plan.step:
+        flow_id, step_id = plan.flow_step
+        g.add((node, ATLAS.instruments, ID[f"flow/{flow_id}/step/{step_id}"]))
+    _texts(g, node, ATLAS.measure, plan.measure)
+    _texts(g, node, ATLAS.confirmIf, plan.confirm)
+    _texts(g, node, ATLAS.refuteIf, plan.refute)
+    for ev in plan.where:
+        _evidence(g, atlas, node, ev, ATLAS.instrumentAt, where=where, fallback=plan.loc or cl.loc)
 
 
 def _flow(g: Graph, atlas: Atlas, f, where) -> None:

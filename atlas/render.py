@@ -227,9 +227,28 @@ def _card_evidence(c: dict, questions: dict, lang: str, width_: int) -> list[str
     return lines
 
 
+UNDATED_WORDS = {
+    "no-public-repository": "no public repository holds it",
+    "not-harvested": "the repositories that hold it were not harvested here (no clone)",
+    "not-found": "its probes found nothing before the cut-off",
+    "no-reason": "no probe, and no reason given",
+}
+
+
+def _card_undated(c: dict, lang: str, width_: int) -> list[str]:
+    u = c.get("undated")
+    if not u:
+        return []
+    lead = UNDATED_WORDS.get(u["reason"], u["reason"]) + (f" ({', '.join(u['repos'])})" if u["repos"] else "")
+    lines = [_section("History: undated")] + hang(lead, width_, "  ", "  ")
+    if pick(u["note"], lang):
+        lines.extend("  " + x for x in wrap(pick(u["note"], lang), width_))
+    return lines
+
+
 def _card_history(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
     if not c["history"]:
-        return []
+        return _card_undated(c, lang, width_)
     lines = [_section(f"History (first visible on the mainline, cut-off {c['history'][0]['cutoff']})")]
     for h in c["history"]:
         if h["found"]:
@@ -382,8 +401,12 @@ def flow(f: dict, lang: str = "en") -> str:
         lines.extend("    " + x for x in wrap(pick(s["label"], lang), w))
         if s["concepts"]:
             lines.append("    concepts: " + ", ".join(s["concepts"]))
+        if pick(s.get("note") or {}, lang):
+            lines.extend(hang(pick(s["note"], lang), w + 2, "    note: ", "      "))
         if s["source"]:
             lines.append(f"    source: {s['source']['source']} ({s['source']['confidence']})")
+        for t in s.get("test_plans", []):
+            lines.append(f"    test plan: {t['claim']} (decision order {t['order']}; atlas claims {t['claim']})")
         for a in s["after"]:
             lines.append(f"    after {a['from']} ({a['type']}{': ' + a['label'] if a['label'] else ''})")
     return "\n".join(lines)
@@ -399,7 +422,26 @@ def claims(rows: list[dict], lang: str = "en") -> str:
         out.extend("    " + x for x in wrap(pick(cl["statement"], lang), w))
         for e in cl["evidence"]:
             out.append(f"    - {e['source']} ({e['confidence']})")
+        out.extend(_test_plan_lines(cl.get("test_plan"), lang, w))
     return "\n".join(out)
+
+
+def _test_plan_lines(plan: dict | None, lang: str, w: int) -> list[str]:
+    """A claim's test plan: decision order, flow step, what to measure, what confirms or refutes
+    it, and the pinned lines to time or print at."""
+    if not plan:
+        return []
+    step = f", flow step {plan['step']}" if plan["step"] else ""
+    out = [f"    Test plan (decision order {plan['order']}{step})"]
+    for key, title in (("measure", "measure"), ("confirm", "confirms"), ("refute", "refutes")):
+        out.extend(hang(pick(plan[key], lang), w, f"      {title}: ", "        "))
+    out.append("      time or print at:")
+    for e in plan["where"]:
+        out.append(f"        - {e['source']}" + (f"  ({e['symbol']})" if e.get("symbol") else ""))
+        sup = pick(e["supports"], lang)
+        if sup:
+            out.extend("            " + x for x in wrap(sup, w - 12))
+    return out
 
 
 def repos(rows: list[dict], lang: str = "en") -> str:
@@ -467,3 +509,70 @@ def refresh_table(report) -> str:
     where = report.timeline if report.written else f"{report.timeline} unchanged"
     text += f"\n\ncut-off {report.cutoff}; {where}"
     return text
+
+
+def validation(problems, atlas) -> str:
+    """`atlas validate`: every problem as file:line:col, then the counts."""
+    errors = sum(1 for p in problems if p.is_error)
+    lines = [str(p) for p in problems]
+    files = len({p.location.file for p in problems})
+    where = f" in {files} file(s)" if files else ""
+    lines.append(f"{errors} error(s), {len(problems) - errors} warning(s){where}; "
+                 f"{len(atlas.concepts)} concepts, {len(atlas.claims)} claims, {len(atlas.flows)} flows, "
+                 f"{len(atlas.repositories)} repositories, {len(atlas.sightings)} sightings")
+    return "\n".join(lines)
+
+
+def _probe_lines(title: str, rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    return ["", title] + [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
+                          for s in rows]
+
+
+def timeline(value: dict) -> str:
+    """`atlas timeline`: the sightings oldest first, then what was not found or is unknown."""
+    found, as_of = value["sightings"], value["as_of"]
+    if found:
+        lines = [table(["date (UTC)", "repository", "concept", "sha", "precision", "probe"],
+                       [[s["date"], s["repo"], s["concept"], s["sha"][:12], s["precision"],
+                         f"{s['method']} {s['value']}"] for s in found])]
+    else:
+        lines = ["no sightings" + (f" on or before {as_of}" if as_of else "")]
+    if value["hidden_after_as_of"]:
+        lines.append(f"({value['hidden_after_as_of']} sighting(s) after {as_of} hidden)")
+    lines += _probe_lines("not found before the cut-off:", value["not_found"])
+    lines += _probe_lines("unknown (blobs missing from the clone could hold them):", value["unknown"])
+    return "\n".join(lines)
+
+
+def repos_report(value: dict) -> str:
+    """`atlas timeline --repos-report`: a row per listed repository, the reasons, the counts."""
+    accounts = value["repositories"]
+    rows = [[a["repo"], a["state"], str(a["probes"]), str(a["found"]), str(a["not_found"]),
+             str(a["unknown"]), a["first_day"] or "-"] for a in accounts]
+    out = [table(["repository", "state", "probes", "found", "not found", "unknown", "first (UTC)"],
+                 rows, right=(2, 3, 4, 5)), ""]
+    out += [f"- {a['repo']}: {a['reason']}" for a in accounts if a["reason"]]
+    out += ["", ", ".join(f"{n} {s}" for s, n in sorted(value["counts"].items()))]
+    return "\n".join(out + _undated_lines(value["undated"]))
+
+
+def _undated_lines(undated: list[dict]) -> list[str]:
+    """The concepts no sighting dates, each with its reason, the state of the repositories that
+    hold it and the data's note."""
+    if not undated:
+        return []
+    out = ["", f"Undated concepts ({len(undated)}): no sighting dates them"]
+    for u in undated:
+        where = f" [{u['detail']}]" if u["detail"] else (f" [{', '.join(u['repos'])}]" if u["repos"] else "")
+        out.append(f"- {u['concept']}: {u['reason']}{where}" + (f": {u['note']['en']}" if u["note"].get("en") else ""))
+    return out
+
+
+def verify(report) -> str:
+    """`atlas verify`: every pin that is not ok with its YAML location, then the counts."""
+    lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows if r.status != "ok"]
+    counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
+    lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
+    return "\n".join(lines)

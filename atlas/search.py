@@ -2,14 +2,9 @@
 repositories (their evidence sentences included).
 
 The engine is SQLite's FTS5 (in the standard library's sqlite3) with bm25 ranking and column
-weights. Text is tokenised here, the same way for documents and queries, and stored as plain
-space-separated tokens:
-
-- English and other alphabetic text by words: NFKC, case-folded, simple plural folding
-  ("flags" -> "flag"); `Put/Get` gives put, get; a compound joined by - _ or . gives its parts and
-  the whole ("fan-out" -> fan, out, fanout).
-- Chinese (CJK) runs by overlapping character pairs plus single characters, so a phrase inside a
-  longer Chinese sentence matches, and a one-character query still finds something.
+weights. Documents are the view layer's search documents (`views.search_documents`); text is
+cut into tokens by `atlas.tokens`, the same way for documents and queries, and stored as plain
+space-separated tokens.
 
 Ranking, best first: a query that equals an id, name or alias of a hit (case-, width- and
 punctuation-folded); then hits whose names hold every query word; then bm25 over
@@ -22,10 +17,17 @@ makes one in memory for an atlas in hand, `open_index` finds the compiled index'
 """
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
+from typing import TYPE_CHECKING, Any
 
 from .text import norm, squash, width
+from .views import search_documents
+from .tokens import STOPWORDS, query_tokens, tokens  # noqa: F401  (the tokeniser, re-exported)
+
+if TYPE_CHECKING:
+    from weakref import WeakValueDictionary
 
 FORMAT = 2
 COLUMNS = ("names", "head", "body", "evidence")
@@ -38,137 +40,12 @@ TEXT_WEIGHT = 5.0  # times the share of query tokens found anywhere
 PHRASE_WEIGHT = 2.0  # when every query token occurs close together in one column
 NEAR_SLACK = 2
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)")
-_JOIN = re.compile(r"[-_.]")
-_DIGIT = re.compile(r"\d")
-
-
-_STEMS: dict[str, str] = {}
-
-
-def _stem(word: str) -> str:
-    stem = _STEMS.get(word)
-    if stem is None:
-        stem = _STEMS[word] = _stem1(word)
-    return stem
-
-
-def _stem1(word: str) -> str:
-    if len(word) <= 3 or _DIGIT.search(word):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-STOPWORDS = frozenset("a an and are as at by for from in is it its of on or the to with".split())
-
-
-def query_tokens(text: str) -> list[str]:
-    """Distinct tokens of a query; common English words are dropped unless nothing else is left."""
-    found = list(dict.fromkeys(tokens(text, query=True)))
-    kept = [t for t in found if t not in STOPWORDS]
-    return kept or found
-
-
-def tokens(text: str, query: bool = False) -> list[str]:
-    """Search tokens of a text (documents and queries alike; a query skips the single CJK
-    characters of runs longer than one, which only serve one-character queries)."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    out: list[str] = []
-    for m in _RUN.finditer(folded):
-        cjk, word = m.group(1), m.group(2)
-        if cjk:
-            if len(cjk) == 1:
-                out.append(cjk)
-                continue
-            out.extend(cjk[i:i + 2] for i in range(len(cjk) - 1))
-            if not query:
-                out.extend(cjk)
-        else:
-            parts = [p for p in _JOIN.split(word) if p]
-            out.extend(_stem(p) for p in parts)
-            if len(parts) > 1:
-                out.append(_stem("".join(parts)))
-    return out
-
-
 def _quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
 def _has_cjk(text: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
-
-
-# ---------------------------------------------------------------------------------------------
-# Documents
-# ---------------------------------------------------------------------------------------------
-
-def _both(text) -> list[tuple[str, str]]:
-    return [(lang, t) for lang, t in (("en", text.en), ("zh", text.zh)) if t]
-
-
-def _evidence(evidence) -> list[tuple[str, str]]:
-    """Evidence sentences and where they point (repository and path of a pin, or the URL)."""
-    out = []
-    for e in evidence:
-        out.extend(_both(e.supports))
-        where = f"{e.pin.repo} {e.pin.path}" if e.pin else e.url
-        if where:
-            out.append(("", where))
-    return out
-
-
-def documents(atlas) -> list[dict]:
-    """One document per concept, claim, flow and repository: its names (for exact matching), a
-    display name, and its texts by column as (language, text) pairs."""
-    docs = []
-    for c in atlas.concepts:
-        head = [p for q, a in c.answers.items() for p in _both(a)]
-        docs.append({
-            "type": "concept", "id": c.id, "name": {"en": c.names.en, "zh": c.names.zh},
-            "keys": [c.id, *c.all_names()],
-            "names": [("", c.id)] + _both(c.names) + [
-                (lang, a) for lang in ("en", "zh") for a in c.aliases.get(lang, [])],
-            "head": head,
-            "body": _both(c.beginner) + _both(c.professional) + _both(c.hardware_note)
-            + _both(c.lifecycle.note),
-            "evidence": _evidence(c.evidence),
-        })
-    for cl in atlas.claims:
-        docs.append({
-            "type": "claim", "id": cl.id, "name": {"en": cl.statement.en, "zh": cl.statement.zh},
-            "keys": [cl.id],
-            "names": [],
-            "head": [("", cl.id)] + _both(cl.statement),
-            "body": _both(cl.note) + [("", " ".join(cl.about))],
-            "evidence": _evidence(cl.evidence),
-        })
-    for f in atlas.flows:
-        docs.append({
-            "type": "flow", "id": f.id, "name": {"en": f.title.en, "zh": f.title.zh},
-            "keys": [f.id, f.title.en, f.title.zh],
-            "names": [("", f.id)] + _both(f.title),
-            "head": _both(f.summary),
-            "body": [p for s in f.steps for p in _both(s.label) + _both(s.note)],
-            "evidence": _evidence([*f.evidence, *(s.source for s in f.steps if s.source)]),
-        })
-    for r in atlas.repositories:
-        docs.append({
-            "type": "repo", "id": r.id, "name": {"en": r.id, "zh": r.id},
-            "keys": [r.id, r.mirror_of] if r.mirror_of else [r.id],
-            "names": [("", r.id)] + ([("", r.mirror_of)] if r.mirror_of else []),
-            "head": _both(r.purpose),
-            "body": _both(r.note) + [("", " ".join(r.migrated_from))],
-            "evidence": _evidence(r.evidence),
-        })
-    return docs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,37 +125,48 @@ def build(atlas, key: str | None = None):
 
     con = sqlite3.connect(":memory:", check_same_thread=False)
     create(con)
-    add_documents(con, documents(atlas))
+    add_documents(con, search_documents(atlas))
     con.commit()
     return SearchIndex(con)
 
 
-_OPEN = None  # key -> the SearchIndex of a compiled index this process holds (weakly)
+_OPEN: "WeakValueDictionary[str, Any] | None" = None  # key -> a compiled index this process holds
 
 
-def register(key: str, index) -> None:
-    """Make `open_index(key, ...)` answer with the compiled index's own search tables (while
-    the process holds that index)."""
+def register(key: str, opened) -> None:
+    """Make `open_index(key, ...)` answer with the search tables of a compiled index this process
+    opened (`opened.search`; `opened.path`, its database file, or None in memory), while the
+    process holds it (atlas.index registers each index it opens)."""
     global _OPEN
     if _OPEN is None:
         import weakref
 
         _OPEN = weakref.WeakValueDictionary()
-    _OPEN[key] = index
+    _OPEN[key] = opened
+
+
+def _registered(key: str):
+    return _OPEN.get(key) if _OPEN is not None else None
 
 
 def open_index(key: str, materialise):
-    """The search index for the compiled index `key` (its tables, when this process opened it);
-    else one built in memory from `materialise()`."""
-    found = _OPEN.get(key) if _OPEN is not None else None
+    """The search index of the compiled index `key` (its own tables, when this process opened
+    it); else one built in memory from `materialise()`."""
+    found = _registered(key)
     if found is not None:
-        return found
+        return found.search
     return build(materialise())
 
 
-def for_atlas(atlas):
-    """A search index (in memory) for an atlas in hand."""
-    return build(atlas)
+def index_path(key: str):
+    """The database file holding the search index of the compiled index `key`, which another
+    thread may open read-only (it does not change while this process holds it); a path that does
+    not exist when the index is in memory."""
+    from pathlib import Path
+
+    found = _registered(key)
+    path = found.path if found is not None else None
+    return path or Path(os.devnull + ".in-memory.sqlite")
 
 
 class SearchIndex:

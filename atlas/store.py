@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import cache
 
-FORMAT = 2
+FORMAT = 3
 BUSY_MS = 60_000
 
 SCHEMA = (
@@ -41,7 +41,7 @@ SCHEMA = (
     "CREATE INDEX cand_rel ON cand(rel)",
     "CREATE TABLE win (kind TEXT, id TEXT, rel TEXT, pos INTEGER, PRIMARY KEY (kind, id))",
     # what cards, name lookups and the cross-file checks read without loading records
-    "CREATE TABLE concept (id TEXT PRIMARY KEY, kind TEXT, names BLOB)",
+    "CREATE TABLE concept (id TEXT PRIMARY KEY, kind TEXT, names BLOB, undated INTEGER)",
     "CREATE TABLE name (key TEXT, id TEXT)",
     "CREATE INDEX name_key ON name(key)",
     "CREATE INDEX name_id ON name(id)",
@@ -93,10 +93,44 @@ def read_pointer(entry: Path) -> dict | None:
     return None
 
 
+_ESCAPED = "\x00\x01"  # starts a text that stands for one SQLite cannot hold (see _to_sql)
+
+
+def _to_sql(value):
+    """A path that is not valid UTF-8 (a folder named in undecodable bytes reaches Python with lone
+    surrogates) as a text SQLite can hold: its bytes one character each, after a marker."""
+    if type(value) is str and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return _ESCAPED + value.encode("utf-8", "surrogateescape").decode("latin-1")
+    return value
+
+
+def _from_sql(cursor, row) -> tuple:
+    return tuple(x[2:].encode("latin-1").decode("utf-8", "surrogateescape")
+                 if type(x) is str and x.startswith(_ESCAPED) else x for x in row)
+
+
+class Connection(sqlite3.Connection):
+    """A connection that stores and gives back any Python text, paths in undecodable bytes too."""
+
+    def execute(self, sql, parameters=(), /):  # type: ignore[override]
+        return super().execute(sql, tuple(map(_to_sql, parameters)) if parameters else parameters)
+
+    def executemany(self, sql, seq_of_parameters, /):  # type: ignore[override]
+        return super().executemany(sql, (tuple(map(_to_sql, p)) for p in seq_of_parameters))
+
+
+def connect(target: str, **kw) -> sqlite3.Connection:
+    con = sqlite3.connect(target, factory=Connection, check_same_thread=False, **kw)
+    con.row_factory = _from_sql
+    return con
+
+
 def _connect(db: Path, readonly: bool) -> sqlite3.Connection:
     uri = f"file:{db}?mode={'ro' if readonly else 'rwc'}"
-    con = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=BUSY_MS / 1000)
-    return con
+    return connect(uri, uri=True, isolation_level=None, timeout=BUSY_MS / 1000)
 
 
 def get_meta(con, key: str, default=None):
@@ -277,7 +311,7 @@ class Writer:
         try:
             shutil.copyfile(self.entry / f"{pointer['gen']}.sqlite", self.entry / f"{self.gen}.sqlite")
             self._connect_new()
-            if get_meta(self.con, "counter") != pointer["counter"]:
+            if get_meta(self.connection, "counter") != pointer["counter"]:
                 raise cache.Corrupt("counter")
         except (OSError, sqlite3.Error, cache.Corrupt):
             self._drop_gen()
@@ -291,24 +325,25 @@ class Writer:
         self.gen_lock.exclusive(timeout=None)
 
     def _connect_new(self) -> None:
-        self.con = _connect(self.entry / f"{self.gen}.sqlite", readonly=False)
-        self.con.execute("PRAGMA journal_mode=OFF")  # a new generation is not current until it is done
-        self.con.execute("PRAGMA synchronous=OFF")
-        self.con.execute("BEGIN")
+        con = self.con = _connect(self.entry / f"{self.gen}.sqlite", readonly=False)
+        con.execute("PRAGMA journal_mode=OFF")  # a new generation is not current until it is done
+        con.execute("PRAGMA synchronous=OFF")
+        con.execute("BEGIN")
 
     def _new(self, salvage_from: Path | None) -> None:
         self._start_gen()
         self._connect_new()
+        con = self.connection
         for sql in SCHEMA:
-            self.con.execute(sql)
+            con.execute(sql)
         from . import search
 
-        search.create(self.con)
-        set_meta(self.con, "format", FORMAT)
-        set_meta(self.con, "root", str(self.root))
-        set_meta(self.con, "display", self.display)
+        search.create(con)
+        set_meta(con, "format", FORMAT)
+        set_meta(con, "root", str(self.root))
+        set_meta(con, "display", self.display)
         if salvage_from is not None:
-            _salvage(self.con, salvage_from)
+            _salvage(con, salvage_from)
         self.fresh, self.counter = True, 0
 
     def _drop_gen(self) -> None:
@@ -328,12 +363,19 @@ class Writer:
             self.gen_lock.release()
             self.gen_lock = None
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The write transaction (while the writer is open)."""
+        assert self.con is not None
+        return self.con
+
     def commit(self) -> None:
         """Commit, seal and make this generation current."""
         self.counter += 1
-        set_meta(self.con, "counter", self.counter)
-        self.con.execute("COMMIT")
-        self.con.close()
+        con = self.connection
+        set_meta(con, "counter", self.counter)
+        con.execute("COMMIT")
+        con.close()
         self.con = None
         db = self.entry / f"{self.gen}.sqlite"
         fd = os.open(db, os.O_RDONLY)  # a new generation was written without a journal: flush it
@@ -351,7 +393,8 @@ class Writer:
                 self.con.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
-        if self.fresh or (self.gen and read_pointer(self.entry) and read_pointer(self.entry)["gen"] != self.gen):
+        pointer = read_pointer(self.entry)
+        if self.fresh or (self.gen and pointer is not None and pointer["gen"] != self.gen):
             self._drop_gen()
         elif self.con is not None:
             self.con.close()
@@ -392,7 +435,7 @@ def remove_old_generations(entry: Path) -> list[str]:
     """Remove every generation of `entry` but the current one that no process holds."""
     pointer = read_pointer(entry)
     current = pointer["gen"] if pointer else None
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(entry)
     except OSError:
@@ -431,7 +474,7 @@ def memory(root: Path, display: str) -> sqlite3.Connection:
     """An empty compiled index in memory, for a cache that cannot be written."""
     from . import search
 
-    con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    con = connect(":memory:", isolation_level=None)
     con.execute("BEGIN")
     for sql in SCHEMA:
         con.execute(sql)

@@ -31,6 +31,11 @@ def day(value: str) -> str | None:
         return None
 
 
+def not_a_day(value: object) -> str:
+    """The one wording for a day that does not parse (options, MCP arguments)."""
+    return f"{value!r} is not a day (use YYYY-MM-DD)"
+
+
 def width(text: str) -> int:
     """Terminal columns taken by text: East Asian wide and full-width characters take two."""
     total = 0
@@ -113,3 +118,19 @@ def branch_problem(branch: str) -> str:
             "pull", "merge-requests"):
         return "a pull-request or merge-request ref, not a mainline branch"
     return ""
+
+
+def argument_problem(args: list[str]) -> str | None:
+    """Why the command line cannot be read as text, or None. Python keeps bytes that are not UTF-8
+    as lone surrogates (surrogateescape); such an argument is named with its bytes."""
+    for i, arg in enumerate(args, 1):
+        if any("\ud800" <= ch <= "\udfff" for ch in arg):
+            raw = arg.encode("utf-8", "surrogateescape") if _escaped_only(arg) else \
+                arg.encode("utf-8", "backslashreplace")
+            return (f"argument {i} is not UTF-8 text: {str(raw)[1:]} "
+                    "(every argument is read as UTF-8; check the terminal's or the script's encoding)")
+    return None
+
+
+def _escaped_only(arg: str) -> bool:
+    return all(not ("\ud800" <= ch <= "\udfff") or "\udc80" <= ch <= "\udcff" for ch in arg)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import cache, checks, search
+from . import cache, checks, search, views
 from .errors import Location, Problem
 from .loader import FileResult, Loaded, assemble, duplicate
 from .model import (
@@ -28,8 +28,7 @@ from .model import (
 )
 from .text import norm, squash
 
-STAGES = {"file": 0, "refs": 1, "questions": 2, "collisions": 3, "cycles": 4, "pairs": 5, "lonely": 6,
-          "dates": 7, "flows": 8, "claims": 9}
+STAGES = {"file": 0} | {fn.__name__: 1 + i for i, fn in enumerate(checks.CHECKS)}  # the order check() reports
 DOC_TYPES = {"concept": "concept", "claim": "claim", "flow": "flow", "repository": "repo"}
 LISTS = {"question": "questions", "repository": "repositories", "concept": "concepts", "claim": "claims",
          "flow": "flows"}
@@ -88,7 +87,14 @@ class Results:
         return result
 
     def record(self, rel: str, pos: int):
-        return self.get(rel).records[pos][1]
+        return self.result(rel).records[pos][1]
+
+    def result(self, rel: str) -> FileResult:
+        """The parse result of a file the index holds (a missing one is a damaged index)."""
+        found = self.get(rel)
+        if found is None:
+            raise cache.Corrupt(f"no parse result for {rel}")
+        return found
 
     def winner(self, kind: str, ident: str):
         row = self.con.execute("SELECT rel, pos FROM win WHERE kind = ? AND id = ?", (kind, ident)).fetchone()
@@ -144,7 +150,6 @@ class Update:
         self.after: dict[tuple[str, str], Snap | None] = {}
         self.changed: set[tuple[str, str]] = set()
         self.top = {rel for rel in changes if rel in (SETTINGS, TIMELINE, QUESTIONS)}
-        self.old_sighted: set[str] = set()
 
     def run(self) -> None:
         self.files()
@@ -171,7 +176,7 @@ class Update:
         con = self.con
         fid = con.execute("INSERT INTO file (rel, sha, display) VALUES (?, ?, ?)", (rel, ch.sha, ch.display)).lastrowid
         con.execute("UPDATE parsed SET used = ? WHERE sha = ? AND display = ?", (self.epoch, ch.sha, ch.display))
-        result = self.results.get(rel)
+        result = self.results.result(rel)
         con.executemany("INSERT INTO cand VALUES (?, ?, ?, ?, ?, ?)", [
             (kind, r.id, rel, pos, loc.line, loc.col) for pos, (kind, r, loc) in enumerate(result.records)])
         self.keys.update((kind, r.id) for kind, r, _ in result.records)
@@ -240,7 +245,6 @@ class Update:
             cutoff = result.cutoff if result is not None and result.cutoff is not None else DEFAULT_CUTOFF
             set_meta(con, "cutoff", cutoff)
         if TIMELINE in self.top or self.everything:
-            self.old_sighted = {r[0] for r in con.execute("SELECT DISTINCT concept FROM sighting")}
             con.execute("DELETE FROM sighting")
             result = self.results.get(TIMELINE)
             sightings = [s for _rel, r in self.timeline_results() for s in r.sightings]
@@ -248,8 +252,8 @@ class Update:
                             [(s.concept, i, cache.pack(plain(s))) for i, s in enumerate(sightings)])
             del result
         if any(kind == "question" for kind, _ in self.changed) or self.everything:
-            questions = sorted((self.results.winner("question", q) for q in QUESTION_IDS), key=_question_order)
-            set_meta(con, "questions", {q.id: {"en": q.names.en, "zh": q.names.zh} for q in questions if q})
+            questions = [q for q in (self.results.winner("question", q) for q in QUESTION_IDS) if q]
+            set_meta(con, "questions", views.question_names(Atlas(questions=questions)))
 
     def timeline_results(self):
         """The files that hold sightings (the timeline), in file order."""
@@ -263,14 +267,12 @@ class Update:
     def cards(self) -> None:
         con, epoch = self.con, self.epoch
         kinds = {kind for kind, _ in self.changed}
-        if self.everything or self.top & {SETTINGS, QUESTIONS} or kinds & {"repository", "question"}:
+        if self.everything or self.top & {SETTINGS, QUESTIONS, TIMELINE} or kinds & {"repository", "question"}:
             set_meta(con, "epoch_all", epoch)
             return
         ids: set[str] = set()
         for key in self.changed:
             ids |= self.reached(key)
-        if TIMELINE in self.top:
-            ids |= self.old_sighted | {r[0] for r in con.execute("SELECT DISTINCT concept FROM sighting")}
         con.executemany("INSERT OR REPLACE INTO stale VALUES (?, ?)", [(i, epoch) for i in sorted(ids)])
 
     def reached(self, key: tuple[str, str]) -> set[str]:
@@ -284,15 +286,18 @@ class Update:
         if kind != "concept":
             return out
         out.add(ident)
-        if before is None or after is None or before.names != after.names:
+        if before is None or after is None or before.names != after.names:  # where its names are shown
             for row in self.con.execute("SELECT owner, source, target FROM rel WHERE source = ? OR target = ?",
                                         (ident, ident)):
                 out.update(row)
+            out |= self.listing_hardware(ident)
         return out
 
-
-def _question_order(q) -> int:
-    return QUESTION_IDS.index(q.id) if q is not None else len(QUESTION_IDS)
+    def listing_hardware(self, ident: str) -> set[str]:
+        """The concepts whose hardware list names `ident` (a card labels them by name)."""
+        return {r[0] for r in self.con.execute(
+            "SELECT cand.id FROM ref JOIN file ON file.fid = ref.fid JOIN cand ON cand.rel = file.rel "
+            "WHERE ref.kind = 'hardware' AND ref.target = ? AND cand.kind = 'concept'", (ident,))}
 
 
 def set_meta(con, key: str, value) -> None:
@@ -312,9 +317,9 @@ def add_derived(con, kind: str, record) -> None:
     """The rows derived from the record that counts for (kind, id)."""
     if kind == "concept":
         c = record
-        con.execute("INSERT INTO concept VALUES (?, ?, ?)",
+        con.execute("INSERT INTO concept VALUES (?, ?, ?, ?)",
                     (c.id, c.kind, cache.pack(({"en": c.names.en, "zh": c.names.zh}, c.aliases,
-                                               tuple(c.loc) if c.loc else None))))
+                                               tuple(c.loc) if c.loc else None)), int(c.undated is not None)))
         names = [c.id, *c.all_names()]
         con.executemany("INSERT INTO name VALUES (?, ?)", [(k, c.id) for k in sorted({norm(n) for n in names})])
         con.executemany("INSERT INTO loose VALUES (?, ?)", [(k, c.id) for k in sorted({squash(n) for n in names})])
@@ -327,7 +332,7 @@ def add_derived(con, kind: str, record) -> None:
         concepts = {x for s in record.steps for x in s.concepts}
         con.executemany("INSERT INTO touch VALUES (?, ?)", [(record.id, x) for x in sorted(concepts)])
     if kind in DOC_TYPES:
-        search.add_documents(con, search.documents(Atlas(**{LISTS[kind]: [record]})))
+        search.add_documents(con, views.search_documents(Atlas(**{LISTS[kind]: [record]})))
 
 
 def remove_derived(con, kind: str, ident: str) -> None:
@@ -429,15 +434,24 @@ class Scopes:
         return Loaded(atlas or Atlas(), display_dir=self.display_dir, **kw)
 
     def run(self) -> None:
-        self.refs()
-        self.questions()
-        self.collisions()
-        self.cycles()
+        """Each check of `checks.CHECKS` on what the change reaches. A check without a scope here
+        stops the update: a new cross-file check must say what it depends on (see the module)."""
+        runs = {
+            "check_refs": self.refs, "check_questions": self.questions, "check_collisions": self.collisions,
+            "check_cycles": self.cycles, "check_relations": self.relations, "check_dates": self.dates,
+            "check_flows": lambda: self.records("flow", "flows", "w:", checks.check_flows),
+            "check_claim_status": lambda: self.records("claim", "claims", "m:", checks.check_claim_status),
+            "check_planes": self.planes, "check_test_plans": self.test_plans, "check_undated": self.undated,
+        }
+        for check in checks.CHECKS:
+            if check.__name__ not in runs:
+                raise NotImplementedError(f"atlas.update has no scope for {check.__name__}: say which records "
+                                          "its problems depend on (docs/architecture.md, The compiled index)")
+            runs[check.__name__]()
+
+    def relations(self) -> None:
         self.pairs()
         self.lonely()
-        self.dates()
-        self.records("flow", "flows", "w:", checks.check_flows)
-        self.records("claim", "claims", "m:", checks.check_claim_status)
 
     def replace(self, scopes, stage: str, found: dict[str, list[Problem]]) -> None:
         for scope in sorted(scopes):
@@ -458,7 +472,7 @@ class Scopes:
                 loaded.atlas = view  # type: ignore[assignment]  # what check_refs reads
                 checks.check_refs(loaded)
                 found["r:" + rel] = loaded.problems
-        self.replace({"r:" + rel for rel in rels}, "refs", found)
+        self.replace({"r:" + rel for rel in rels}, "check_refs", found)
 
     def _ref_files(self) -> set[str]:
         con = self.con
@@ -484,7 +498,7 @@ class Scopes:
         questions = [q for q in (self.u.results.winner("question", q) for q in QUESTION_IDS) if q]
         loaded = self.loaded(Atlas(questions=questions), problems=list(mine))
         checks.check_questions(loaded)
-        self.replace({"q"}, "questions", {"q": loaded.problems[len(mine):]})
+        self.replace({"q"}, "check_questions", {"q": loaded.problems[len(mine):]})
 
     # -- collisions -----------------------------------------------------------------------------
 
@@ -503,9 +517,9 @@ class Scopes:
         at = {c.loc: c.id for c in concepts if c.id in reach}
         found: dict[str, list[Problem]] = {}
         for p in loaded.problems:
-            if p.location in at:
-                found.setdefault("c:" + at[p.location], []).append(p)
-        self.replace({"c:" + i for i in reach}, "collisions", found)
+            if p.location in at or self.all:
+                found.setdefault("c:" + at.get(p.location, "?"), []).append(p)
+        self.replace({"c:" + i for i in reach} | ({"c:?"} if self.all else set()), "check_collisions", found)
 
     def _keys(self, ids) -> set[str]:
         return {r[0] for i in sorted(ids) for r in self.con.execute("SELECT key FROM name WHERE id = ?", (i,))}
@@ -532,7 +546,7 @@ class Scopes:
     # -- relations ------------------------------------------------------------------------------
 
     def _changed_relations(self) -> list[tuple]:
-        out = []
+        out: list[tuple] = []
         for i in self.concepts:
             for snap in (self.u.before.get(("concept", i)), self.u.after.get(("concept", i))):
                 out.extend(snap.relations if snap else ())
@@ -546,7 +560,7 @@ class Scopes:
                                 f"WHERE type IN ({marks}) ORDER BY owner, pos", ACYCLIC_RELATIONS)
         loaded = self.loaded(Atlas(concepts=_owners_of(rows)))
         checks.check_cycles(loaded)
-        self.replace({"y"}, "cycles", {"y": loaded.problems})
+        self.replace({"y"}, "check_cycles", {"y": loaded.problems})
 
     def pairs(self) -> None:
         if self.all:
@@ -563,8 +577,8 @@ class Scopes:
         checks.check_relation_pairs(loaded, [r for c in _owners_of(row[:7] for row in rows) for r in c.relations])
         found: dict[str, list[Problem]] = {}
         for p in loaded.problems:
-            found.setdefault("p:" + at[p.location], []).append(p)
-        self.replace({"p:" + k for k in keys}, "pairs", found)
+            found.setdefault("p:" + at.get(p.location, "?"), []).append(p)  # (?: records without a place)
+        self.replace({"p:" + k for k in keys} | ({"p:?"} if self.all else set()), "check_relations", found)
 
     def lonely(self) -> None:
         con = self.con
@@ -581,8 +595,8 @@ class Scopes:
         by_loc = {c.loc: c.id for c in concepts}
         found: dict[str, list[Problem]] = {}
         for p in loaded.problems:
-            found.setdefault("n:" + by_loc[p.location], []).append(p)
-        self.replace({"n:" + i for i in ids}, "lonely", found)
+            found.setdefault("n:" + by_loc.get(p.location, "?"), []).append(p)
+        self.replace({"n:" + i for i in ids} | ({"n:?"} if self.all else set()), "check_relations", found)
 
     # -- dates, flows, claims -------------------------------------------------------------------
 
@@ -593,9 +607,10 @@ class Scopes:
         sightings = [s for _rel, r in self.u.timeline_results() for s in r.sightings]
         loaded = self.loaded(Atlas(sightings=sightings, cutoff=cutoff))
         checks.check_dates(loaded)
-        self.replace({"t"}, "dates", {"t": loaded.problems})
+        self.replace({"t"}, "check_dates", {"t": loaded.problems})
 
     def records(self, kind: str, list_name: str, prefix: str, check) -> None:
+        """A check of single records of `kind` (its problems depend on nothing else)."""
         if self.all:
             ids = {r[0] for r in self.con.execute("SELECT id FROM win WHERE kind = ?", (kind,))}
         else:
@@ -607,11 +622,62 @@ class Scopes:
                 loaded = self.loaded(Atlas(**{list_name: [record]}))
                 check(loaded)
                 found[prefix + ident] = loaded.problems
-        self.replace({prefix + i for i in ids}, stage_of(kind), found)
+        self.replace({prefix + i for i in ids}, check.__name__, found)
 
+    # -- planes, test plans, undated concepts ---------------------------------------------------
 
-def stage_of(kind: str) -> str:
-    return {"flow": "flows", "claim": "claims"}[kind]
+    def planes(self) -> None:
+        """Per flow: its steps and the answers of the concepts they name."""
+        con = self.con
+        if self.all:
+            ids = {r[0] for r in con.execute("SELECT id FROM win WHERE kind = 'flow'")}
+        else:
+            ids = {i for k, i in self.u.changed if k == "flow"}
+            for c in self.concepts:  # a concept whose answers (or existence) changed
+                ids |= {r[0] for r in con.execute("SELECT flow FROM touch WHERE concept = ?", (c,))}
+        found = {}
+        for ident in sorted(ids):
+            flow = self.u.results.winner("flow", ident)
+            if flow is None:
+                continue
+            named = sorted({x for s in flow.steps for x in s.concepts})
+            concepts = [c for c in (self.u.results.winner("concept", x) for x in named) if c is not None]
+            loaded = self.loaded(Atlas(flows=[flow], concepts=concepts))
+            checks.check_planes(loaded)
+            found["pl:" + ident] = loaded.problems
+        self.replace({"pl:" + i for i in ids}, "check_planes", found)
+
+    def test_plans(self) -> None:
+        """All claims at once (a decision order is unique across them) and the flows they name."""
+        if not self.all and not any(k in ("claim", "flow") for k, _ in self.u.changed):
+            return
+        claims = self._all("claim")
+        loaded = self.loaded(Atlas(claims=claims, flows=self._all("flow")))
+        checks.check_test_plans(loaded)
+        self.replace({"tp"}, "check_test_plans", {"tp": loaded.problems})
+
+    def _all(self, kind: str) -> list:
+        rows = self.con.execute("SELECT id FROM win WHERE kind = ? ORDER BY id", (kind,)).fetchall()
+        return [self.u.results.winner(kind, r[0]) for r in rows]
+
+    def undated(self) -> None:
+        """Per concept: its probes and undated reason, and (for one with a reason) the harvests."""
+        con = self.con
+        if self.all:
+            ids = {r[0] for r in con.execute("SELECT id FROM concept")}
+        else:
+            ids = set(self.concepts)
+            if TIMELINE in self.u.top:
+                ids |= {r[0] for r in con.execute("SELECT id FROM concept WHERE undated = 1")}
+        harvests = [h for _rel, r in self.u.timeline_results() for h in r.harvests]
+        found = {}
+        for ident in sorted(ids):
+            c = self.u.results.winner("concept", ident)
+            if c is not None:
+                loaded = self.loaded(Atlas(concepts=[c], harvests=harvests))
+                checks.check_undated(loaded)
+                found["ud:" + ident] = loaded.problems
+        self.replace({"ud:" + i for i in ids}, "check_undated", found)
 
 
 def _owners_of(rows) -> list[Concept]:
@@ -648,8 +714,9 @@ def get_meta(con, key: str, default=None):
 
 def neighbourhood(con, ident: str) -> Atlas | None:
     """A small atlas holding what the card of concept `ident` shows: the concept, every relation
-    touching it with the names of the concepts at its other end, the claims about it, the flows
-    through it, its sightings, the repositories, the questions and the cut-off. A card computed on
+    touching it with the names of the concepts at its other end, the names of its hardware, the
+    claims about it, the flows through it, its sightings, the harvests, the repositories, the
+    questions and the cut-off. A card computed on
     it equals the card computed on the whole atlas (tests/test_incremental.py checks it)."""
     results = Results(con)
     c = results.winner("concept", ident)
@@ -659,9 +726,10 @@ def neighbourhood(con, ident: str) -> Atlas | None:
     for owner, blob in con.execute("SELECT owner, blob FROM rel WHERE (source = ? OR target = ?) AND owner != ? "
                                    "ORDER BY owner, pos", (ident, ident, ident)):
         held.setdefault(owner, []).append(unplain(Relation, cache.unpack(blob)))
-    ends = set(held) | {end for r in c.relations for end in (r.source, r.target)} | \
+    ends = set(held) | set(c.hardware) | {end for r in c.relations for end in (r.source, r.target)} | \
         {end for rels in held.values() for r in rels for end in (r.source, r.target)}
     ends.discard(ident)
+    timeline = results.get(TIMELINE)
     concepts = [c] + [skeleton(i, k, n, held.get(i, ())) for i in sorted(ends)
                       for i, k, n in con.execute("SELECT id, kind, names FROM concept WHERE id = ?", (i,))]
     concepts.sort(key=lambda x: x.id)
@@ -674,6 +742,7 @@ def neighbourhood(con, ident: str) -> Atlas | None:
                             key=lambda r: r.id.lower()),
         sightings=[unplain("sightings", cache.unpack(b)) for (b,) in
                    con.execute("SELECT blob FROM sighting WHERE concept = ? ORDER BY seq", (ident,))],
+        harvests=list(timeline.harvests) if timeline else [],
         cutoff=get_meta(con, "cutoff", DEFAULT_CUTOFF))
 
 

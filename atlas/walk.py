@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import Callable, NamedTuple
 
+from .bounded import DATA_FILE
 from .errors import AtlasError, Location, Problem
 
 SUFFIXES = (".yaml", ".yml")
@@ -125,6 +126,10 @@ class _Walker:
             if e.name.endswith(SUFFIXES):
                 if not os.access(e.path, os.R_OK):
                     self.problem(rel, "unreadable", "cannot read file: permission denied")
+                    return
+                if st.st_size > DATA_FILE:
+                    self.problem(rel, "too-large", f"{st.st_size // 2**20} MB: larger than a data file can be "
+                                 f"({DATA_FILE // 2**20} MB)", "is this the right file? it is not read")
                     return
                 self.files.append((rel, st.st_size, st.st_mtime_ns))
         else:

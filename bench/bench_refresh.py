@@ -87,7 +87,7 @@ def generate(path: Path, commits: int, seed: int = 7):
 
 def atlas_for(rid: str, terms):
     concepts = [Concept(id=f"c{i}", kind="concept", names=Text("x", "x"),
-                        probes=[Probe(rid, term=t)]) for i, t in enumerate(terms)]
+                        probes=[Probe(rid, "term", t)]) for i, t in enumerate(terms)]
     return Atlas(concepts=concepts)
 
 
@@ -141,7 +141,7 @@ def measure(label: str, repos: Path, rid: str, gitdir: str, terms, naive_too=Tru
             from atlas.model import Atlas, Concept, Probe, Text
             terms = {list(terms)!r}
             a = Atlas(concepts=[Concept(id=f"c{{i}}", kind="concept", names=Text("x", "x"),
-                                        probes=[Probe({rid!r}, term=t)]) for i, t in enumerate(terms)])
+                                        probes=[Probe({rid!r}, "term", t)]) for i, t in enumerate(terms)])
             rep = refresh(a, {str(data)!r}, repos_root={str(repos)!r}, cutoff="2026-08-26")
             assert rep.rows[0].status == "up-to-date", rep.rows[0].status
             assert "git" not in sys.modules

@@ -48,7 +48,7 @@ def test_changed_card_code_is_seen_at_once(installed, mini):
     before = json.loads(installed("query", "bus-x", "--format", "json", "--data", str(mini)))
     assert "edited" not in before
     assert list(installed.cache.glob("store-*/*.cards/bus-x.marshal"))  # the card store is filled
-    _append(installed.package / "queries.py",
+    _append(installed.package / "views.py",
             "_card = card\n\n\ndef card(*args, **kwargs):\n"
             "    return dict(_card(*args, **kwargs), edited=True)\n")
     after = json.loads(installed("query", "bus-x", "--format", "json", "--data", str(mini)))
@@ -69,15 +69,15 @@ def test_changed_vocabulary_reaches_the_ntriples_cache(installed, mini):
 
 
 def test_identical_data_copies_keep_their_own_locations(tmp_path, mini):
-    from atlas.cards import open_store
+    from atlas.opened import Opened
     from atlas.index import load_atlas
 
     a, b = tmp_path / "copy-a", tmp_path / "copy-b"
     shutil.copytree(mini, a)
     shutil.copytree(mini, b)
-    assert open_store(b).card("bus-x")["defined_at"].startswith("copy-b/")
+    assert Opened(b).cards.card("bus-x")["defined_at"].startswith("copy-b/")
     assert load_atlas(b).concept("bus-x").loc.file.startswith("copy-b/")
-    assert open_store(a).card("bus-x")["defined_at"].startswith("copy-a/")
+    assert Opened(a).cards.card("bus-x")["defined_at"].startswith("copy-a/")
     assert load_atlas(a).concept("bus-x").loc.file.startswith("copy-a/")
 
 

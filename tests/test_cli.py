@@ -165,3 +165,30 @@ def test_fast_launcher_sparql_matches_the_click_cli(mini):
     refused = subprocess.run([sys.executable, "-m", "atlas", "query", "--sparql", "DROP ALL"],
                              capture_output=True, text=True, env=env)
     assert refused.returncode == 1 and "read-only" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_claim_test_plan_shows_on_the_claim_its_flow_step_and_in_json(mini):
+    out = run("claims", "--data", str(mini), "--status", "hypothesis").output
+    assert "Test plan (decision order 1, flow step put-signal/put)" in out
+    assert "confirms: lib-s is faster below 4 KB." in out and "refutes: lib-c is as fast or faster." in out
+    assert "example/shmem@89abcdef0123456789abcdef0123456789abcdef:src/put.c#L10-L12" in out
+    zh = run("claims", "--data", str(mini), "--status", "hypothesis", "--lang", "zh").output
+    assert "measure: 分别用 lib-s 与 lib-c 计时小消息写入。" in zh
+    plan = json.loads(run("claims", "--data", str(mini), "--format", "json").output)
+    by_id = {c["id"]: c for c in plan}
+    assert by_id["not-layers"]["test_plan"] is None
+    assert by_id["lib-s-fast"]["test_plan"]["order"] == 1
+    assert by_id["lib-s-fast"]["test_plan"]["where"][0]["pin"]["path"] == "src/put.c"
+    flow = run("flow", "put-signal", "--data", str(mini)).output
+    assert "test plan: lib-s-fast (decision order 1; atlas claims lib-s-fast)" in flow
+    steps = json.loads(run("flow", "put-signal", "--data", str(mini), "--format", "json").output)["steps"]
+    assert [s["test_plans"] for s in steps] == [[], [{"claim": "lib-s-fast", "order": 1}], []]
+
+
+def test_card_says_why_a_concept_is_undated(mini):
+    out = run("query", "lib-s", "--data", str(mini)).output
+    assert "History: undated" in out
+    assert "the repositories that hold it were not harvested here (no clone) (example/shmem)" in out
+    card = json.loads(run("query", "board-a", "--data", str(mini), "--format", "json").output)
+    assert card["undated"]["reason"] == "no-public-repository"
+    assert json.loads(run("query", "bus-x", "--data", str(mini), "--format", "json").output)["undated"] is None

@@ -93,7 +93,9 @@ def test_launcher_and_click_print_the_same_for_random_command_lines(mini, monkey
     monkeypatch.setenv("COLUMNS", "100")
     fast_count = []
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    # derandomized: the share of lines the launcher answers itself must not depend on the seed
+    @settings(max_examples=80, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(query_argv(str(mini)))
     def check(argv):
         slow = _run(click_main, argv)

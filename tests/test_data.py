@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from atlas import queries
+from atlas import resolve, views
 from atlas.checks import check
 from atlas.loader import load_data
 from conftest import DATA, ROOT
@@ -80,12 +80,12 @@ def test_bold_terms_are_the_ones_in_reading_md():
 
 @pytest.mark.parametrize("term", SEED_TERMS_EN + SEED_TERMS_ZH)
 def test_seed_term_resolves(atlas, term):
-    assert queries.find(atlas, term) is not None, f"`atlas query {term}` finds nothing"
+    assert resolve.find(atlas, term) is not None, f"`atlas query {term}` finds nothing"
 
 
 @pytest.mark.parametrize("word", sorted(EVERYDAY_WORDS))
 def test_everyday_word_opens_its_card(atlas, word):
-    hit = queries.find(atlas, word)
+    hit = resolve.find(atlas, word)
     assert hit is not None and hit.id == EVERYDAY_WORDS[word], f"`atlas query {word}` opens {hit and hit.id}"
 
 
@@ -158,7 +158,7 @@ def test_a_concept_recorded_as_a_hypothesis_shows_that_claim(atlas):
             said.setdefault(c.id, set()).add(n)
     assert len(said) >= 5
     for cid, numbers in said.items():
-        statements = [cl["statement"]["en"] for cl in queries.card(atlas, atlas.concept(cid))["claims"]]
+        statements = [cl["statement"]["en"] for cl in views.card(atlas, atlas.concept(cid))["claims"]]
         for n in numbers:
             assert any(s.startswith(f"Hypothesis {n}:") for s in statements), (cid, n, statements)
 

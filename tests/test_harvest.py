@@ -101,7 +101,7 @@ def test_term_in_root_commit_is_on_or_before(env):
     r = Repo(env / "repos")
     root = r.commit({"a.c": "int HcclInit(void);\n"}, d(1))
     r.commit({"b.c": "other\n"}, d(2))
-    report = run(env, atlas_of([("c", Probe("o/r", term="HcclInit"))]))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "HcclInit"))]))
     s = sightings(env)[("c", "HcclInit")]
     assert report.exit_code == 0
     assert (s.found, s.sha, s.precision) == (True, root, "on-or-before")
@@ -119,7 +119,7 @@ def test_side_branch_merge_records_mainline_and_introducing_commit(env):
     r.commit({"m.c": "mainline\n"}, d(4))
     r.git("merge", "-q", "--no-ff", "-m", "merge", "feature", date=d(5))
     merge = r.head()
-    run(env, atlas_of([("c", Probe("o/r", term="use_udma")), ("p", Probe("o/r", path="g.c"))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "use_udma")), ("p", Probe("o/r", "path", "g.c"))]))
     s = sightings(env)[("c", "use_udma")]
     assert (s.sha, s.mainline, s.introduced, s.precision) == (merge, merge, intro, "exact")
     assert s.committer_date == d(5) and s.introduced_date == d(2)
@@ -131,7 +131,7 @@ def test_author_date_before_cutoff_committer_date_after(env):
     r = Repo(env / "repos")
     r.commit({"a.c": "x\n"}, d(1))
     r.commit({"b.c": "late_term\n"}, d(27, 8), author_date=d(1, 8))
-    report = run(env, atlas_of([("c", Probe("o/r", term="late_term"))]))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "late_term"))]))
     s = sightings(env)[("c", "late_term")]
     assert not s.found and report.rows[0].not_found == 1 and report.exit_code == 1
     assert "late_term" in report.rows[0].messages[0] and "o/r" in report.rows[0].messages[0]
@@ -142,7 +142,7 @@ def test_commit_after_cutoff_not_visible_and_end_of_day_utc(env):
     r.commit({"a.c": "x\n"}, d(1))
     edge = r.commit({"b.c": "edge_term\n"}, "2026-08-27T07:59:59+08:00")  # 23:59:59 UTC on the 26th
     r.commit({"c.c": "after_term\n"}, "2026-08-27T00:00:00+00:00")
-    run(env, atlas_of([("e", Probe("o/r", term="edge_term")), ("a", Probe("o/r", term="after_term"))]))
+    run(env, atlas_of([("e", Probe("o/r", "term", "edge_term")), ("a", Probe("o/r", "term", "after_term"))]))
     s = sightings(env)
     assert s[("e", "edge_term")].sha == edge
     assert not s[("a", "after_term")].found
@@ -156,7 +156,7 @@ def test_added_removed_readded_gives_first_addition(env):
     first = r.commit({"a.c": "x\nTERM_X\n"}, d(2))
     r.commit({"a.c": "x\n"}, d(3))
     r.commit({"b.c": "TERM_X\n"}, d(4))
-    run(env, atlas_of([("c", Probe("o/r", term="TERM_X"))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "TERM_X"))]))
     assert sightings(env)[("c", "TERM_X")].sha == first
 
 
@@ -165,7 +165,7 @@ def test_moved_within_one_commit_is_not_new(env):
     r.commit({"z.c": "x\n"}, d(1))
     first = r.commit({"a.c": "MOVED_T\n"}, d(2))
     r.commit({"a.c": None, "b.c": "MOVED_T\n"}, d(3))
-    run(env, atlas_of([("c", Probe("o/r", term="MOVED_T"))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "MOVED_T"))]))
     assert sightings(env)[("c", "MOVED_T")].sha == first
 
 
@@ -176,7 +176,7 @@ def test_renamed_file(env):
     r.git("mv", "old.c", "new.c")
     r.commit({}, d(3))
     renamed = r.head()
-    run(env, atlas_of([("t", Probe("o/r", term="RENAMED_TERM")), ("p", Probe("o/r", path="new.c"))]))
+    run(env, atlas_of([("t", Probe("o/r", "term", "RENAMED_TERM")), ("p", Probe("o/r", "path", "new.c"))]))
     s = sightings(env)
     assert s[("t", "RENAMED_TERM")].sha == added
     assert s[("p", "new.c")].sha == renamed
@@ -187,10 +187,10 @@ def test_path_probe_file_and_folder(env):
     r.commit({"README": "x\n"}, d(1))
     c2 = r.commit({"include/dev/shmem_udma.h": "x\n"}, d(2))
     r.commit({"include/dev/other.h": "x\n"}, d(3))
-    run(env, atlas_of([("f", Probe("o/r", path="include/dev/shmem_udma.h")),
-                       ("g", Probe("o/r", path="include/dev/")),
-                       ("h", Probe("o/r", path="include/de")),
-                       ("n", Probe("o/r", path="nothere"))]))
+    run(env, atlas_of([("f", Probe("o/r", "path", "include/dev/shmem_udma.h")),
+                       ("g", Probe("o/r", "path", "include/dev/")),
+                       ("h", Probe("o/r", "path", "include/de")),
+                       ("n", Probe("o/r", "path", "nothere"))]))
     s = sightings(env)
     assert s[("f", "include/dev/shmem_udma.h")].sha == c2
     assert s[("g", "include/dev/")].sha == c2
@@ -202,7 +202,7 @@ def test_chinese_term(env):
     r = Repo(env / "repos")
     r.commit({"a.md": "English only\n"}, d(1))
     c2 = r.commit({"docs/说明.md": "AIV 直驱 模式\n"}, d(2))
-    run(env, atlas_of([("c", Probe("o/r", term="直驱"))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "直驱"))]))
     assert sightings(env)[("c", "直驱")].sha == c2
 
 
@@ -210,7 +210,7 @@ def test_term_full_of_regex_characters(env):
     r = Repo(env / "repos")
     r.commit({"a.c": "aXb(**)[ a.b(* a.b()[\n"}, d(1))
     c2 = r.commit({"b.c": "call a.b(*)[ here\n"}, d(2))
-    run(env, atlas_of([("c", Probe("o/r", term="a.b(*)["))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "a.b(*)["))]))
     assert sightings(env)[("c", "a.b(*)[")].sha == c2
 
 
@@ -219,7 +219,7 @@ def test_header_lines_are_not_content(env):
     r.commit({"x": "1\n"}, d(1))
     r.commit({"HDR_TERM.c": "no\n"}, d(2))  # the term only in a file name (diff headers)
     c3 = r.commit({"y.c": "-- HDR_TERM\n"}, d(3))
-    run(env, atlas_of([("c", Probe("o/r", term="HDR_TERM"))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "HDR_TERM"))]))
     assert sightings(env)[("c", "HDR_TERM")].sha == c3
 
 
@@ -227,7 +227,7 @@ def test_same_probe_for_two_concepts_and_timeline_format(env):
     r = Repo(env / "repos")
     r.commit({"a": "x\n"}, d(1))
     c2 = r.commit({"b": "SHARED\n"}, d(2))
-    run(env, atlas_of([("b-one", Probe("o/r", term="SHARED")), ("a-two", Probe("o/r", term="SHARED"))]))
+    run(env, atlas_of([("b-one", Probe("o/r", "term", "SHARED")), ("a-two", Probe("o/r", "term", "SHARED"))]))
     text = (env / "data" / "timeline.yaml").read_text(encoding="utf-8")
     assert text.startswith(HEADER)
     doc = yaml.safe_load(text)
@@ -256,7 +256,7 @@ def test_shallow_clone_refused_unless_allowed(env, tmp_path):
     c3 = src.commit({"c": "SH_NEW\n"}, d(3))
     dest = env / "repos" / "o" / "r"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{src.path}", str(dest))
-    atlas = atlas_of([("c", Probe("o/r", term="SH_NEW")), ("d", Probe("o/r", term="SH_OLD"))])
+    atlas = atlas_of([("c", Probe("o/r", "term", "SH_NEW")), ("d", Probe("o/r", "term", "SH_OLD"))])
     report = run(env, atlas)
     assert report.rows[0].status == "failed" and "shallow" in report.rows[0].messages[0]
     assert not (env / "data" / "timeline.yaml").exists()
@@ -271,7 +271,7 @@ def test_shallow_clone_refused_unless_allowed(env, tmp_path):
 def test_missing_branch(env):
     r = Repo(env / "repos")
     r.commit({"a": "T\n"}, d(1))
-    report = run(env, atlas_of([("c", Probe("o/r", term="T"))], repos=["o/r"], branch="develop"))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "T"))], repos=["o/r"], branch="develop"))
     row = report.rows[0]
     assert row.status == "failed" and row.errors == 1 and report.exit_code == 1
     assert "develop" in row.messages[0] and "o/r" in row.messages[0]
@@ -279,7 +279,7 @@ def test_missing_branch(env):
 
 
 def test_missing_clone(env):
-    report = run(env, atlas_of([("c", Probe("x/y", term="T"))]))
+    report = run(env, atlas_of([("c", Probe("x/y", "term", "T"))]))
     assert report.rows[0].status == "failed" and "no local clone" in report.rows[0].messages[0]
 
 
@@ -288,7 +288,7 @@ def test_pull_request_head_refused(env):
     sha = r.commit({"a": "T\n"}, d(1))
     r.git("update-ref", "refs/pull/7/head", sha)
     r.git("symbolic-ref", "HEAD", "refs/pull/7/head")
-    report = run(env, atlas_of([("c", Probe("o/r", term="T"))]))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "T"))]))
     assert report.rows[0].status == "failed" and "pull-request" in report.rows[0].messages[0]
 
 
@@ -296,14 +296,14 @@ def test_corrupt_object_fails_and_keeps_earlier_results(env):
     r = Repo(env / "repos")
     r.commit({"a": "x\n"}, d(1))
     c2 = r.commit({"dir/b": "CORRUPT_T\n"}, d(2))
-    atlas = atlas_of([("c", Probe("o/r", term="CORRUPT_T"))])
+    atlas = atlas_of([("c", Probe("o/r", "term", "CORRUPT_T"))])
     run(env, atlas)
     before = (env / "data" / "timeline.yaml").read_bytes()
     r.commit({"c": "y\n"}, d(3))
     tree = git(r.path, "rev-parse", f"{c2}^{{tree}}")
     r.object_file(tree).unlink()
     # an incremental run reads only the new commit and does not notice; a new probe needs a full scan
-    atlas.concepts[0].probes.append(Probe("o/r", term="OTHER_T"))
+    atlas.concepts[0].probes.append(Probe("o/r", "term", "OTHER_T"))
     report = run(env, atlas)
     assert report.rows[0].status == "failed" and report.exit_code == 1
     assert "corrupt" in report.rows[0].messages[0]
@@ -313,7 +313,7 @@ def test_corrupt_object_fails_and_keeps_earlier_results(env):
 def test_one_repository_fails_another_succeeds(env):
     good = Repo(env / "repos", "o/good")
     c1 = good.commit({"a": "GOOD_T\n"}, d(1))
-    atlas = atlas_of([("g", Probe("o/good", term="GOOD_T")), ("b", Probe("o/bad", term="GOOD_T"))])
+    atlas = atlas_of([("g", Probe("o/good", "term", "GOOD_T")), ("b", Probe("o/bad", "term", "GOOD_T"))])
     report = run(env, atlas)
     rows = {row.repo: row for row in report.rows}
     assert rows["o/bad"].status == "failed" and rows["o/good"].found == 1
@@ -329,7 +329,7 @@ def test_bare_repository_without_config_file(env, tmp_path):
     git(tmp_path, "clone", "-q", "--bare", str(src.path), str(bare))
     (bare / "config").unlink()
     git(bare, "pack-refs", "--all") if False else None
-    report = run(env, atlas_of([("c", Probe("o/r", term="BARE_T"))]))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "BARE_T"))]))
     assert report.exit_code == 0, report.rows[0].messages
     assert sightings(env)[("c", "BARE_T")].sha == c2
 
@@ -341,16 +341,16 @@ def test_flat_layout_and_packed_refs(env, tmp_path):
     git(tmp_path, "clone", "-q", "--bare", str(src.path), str(snap))
     git(snap, "pack-refs", "--all")
     (snap / "config").unlink()
-    report = run(env, atlas_of([("c", Probe("o/r", term="SNAP_T"))]))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "SNAP_T"))]))
     assert report.exit_code == 0 and sightings(env)[("c", "SNAP_T")].sha == c1
-    assert run(env, atlas_of([("c", Probe("o/r", term="SNAP_T"))])).rows[0].status == "up-to-date"
+    assert run(env, atlas_of([("c", Probe("o/r", "term", "SNAP_T"))])).rows[0].status == "up-to-date"
 
 
 def test_local_yaml_mapping(env, tmp_path):
     src = Repo(tmp_path / "elsewhere", "x/y")
     c1 = src.commit({"a": "MAP_T\n"}, d(1))
     (env / "repos" / "local.yaml").write_text(f"o/r: {src.path}\n", encoding="utf-8")
-    run(env, atlas_of([("c", Probe("o/r", term="MAP_T"))]))
+    run(env, atlas_of([("c", Probe("o/r", "term", "MAP_T"))]))
     assert sightings(env)[("c", "MAP_T")].sha == c1
 
 
@@ -364,9 +364,9 @@ def test_missing_blob_without_promisor_remote(env):
     c4 = r.commit({"data/small.txt": "READABLE_T\n"}, d(4))
     blob = git(r.path, "rev-parse", f"{c2}:data/small.txt")
     r.object_file(blob).unlink()
-    report = run(env, atlas_of([("s", Probe("o/r", term="SMALL_T")), ("l", Probe("o/r", term="LATER_T")),
-                                ("p", Probe("o/r", path="data")), ("m", Probe("o/r", term="MAYBE_T")),
-                                ("r", Probe("o/r", term="READABLE_T"))]))
+    report = run(env, atlas_of([("s", Probe("o/r", "term", "SMALL_T")), ("l", Probe("o/r", "term", "LATER_T")),
+                                ("p", Probe("o/r", "path", "data")), ("m", Probe("o/r", "term", "MAYBE_T")),
+                                ("r", Probe("o/r", "term", "READABLE_T"))]))
     s = sightings(env)
     assert (s[("s", "SMALL_T")].sha, s[("s", "SMALL_T")].precision) == (c2, "exact")
     assert (s[("l", "LATER_T")].sha, s[("l", "LATER_T")].precision) == (c3, "on-or-before")
@@ -383,9 +383,9 @@ def test_missing_blob_without_promisor_remote(env):
     assert any(p.code == "probe-unknown" and "MAYBE_T" in p.message for p in report.problems)
     assert read_state(env / "data" / "timeline.yaml")[0][0].skipped_paths == ["data/small.txt"]
     # the same head again: the same answers, so nothing is read or written (no churn of the timeline)
-    again = run(env, atlas_of([("s", Probe("o/r", term="SMALL_T")), ("l", Probe("o/r", term="LATER_T")),
-                               ("p", Probe("o/r", path="data")), ("m", Probe("o/r", term="MAYBE_T")),
-                               ("r", Probe("o/r", term="READABLE_T"))]))
+    again = run(env, atlas_of([("s", Probe("o/r", "term", "SMALL_T")), ("l", Probe("o/r", "term", "LATER_T")),
+                               ("p", Probe("o/r", "path", "data")), ("m", Probe("o/r", "term", "MAYBE_T")),
+                               ("r", Probe("o/r", "term", "READABLE_T"))]))
     assert again.rows[0].status == "up-to-date" and not again.written
     assert (again.rows[0].found, again.rows[0].unknown) == (4, 1)
 
@@ -408,8 +408,8 @@ def test_missing_blob_on_merged_side_branch_makes_introduced_on_or_before(env):
     r.commit({"p.c": "TERM_PLAIN\n"}, d(8))
     blob = git(r.path, "rev-parse", f"{side1}:sub/s.c")
     r.object_file(blob).unlink()
-    probes = [("t", Probe("o/r", term="TERM_SIDE")), ("u", Probe("o/r", term="TERM_SIDE2")),
-              ("p", Probe("o/r", path="sub")), ("q", Probe("o/r", term="TERM_PLAIN"))]
+    probes = [("t", Probe("o/r", "term", "TERM_SIDE")), ("u", Probe("o/r", "term", "TERM_SIDE2")),
+              ("p", Probe("o/r", "path", "sub")), ("q", Probe("o/r", "term", "TERM_PLAIN"))]
     report = run(env, atlas_of(probes))
     s = sightings(env)
     t = s[("t", "TERM_SIDE")]
@@ -438,7 +438,7 @@ def test_partial_clone_degrades_unless_fetch_is_allowed(env, tmp_path):
         return git(dest, "cat-file", "--batch-all-objects", "--batch-check").count("\n")
 
     before = objects()
-    atlas = atlas_of([("t", Probe("o/r", term="PARTIAL_T")), ("p", Probe("o/r", path="inc"))])
+    atlas = atlas_of([("t", Probe("o/r", "term", "PARTIAL_T")), ("p", Probe("o/r", "path", "inc"))])
     report = run(env, atlas)
     assert objects() == before  # nothing was fetched
     s = sightings(env)
@@ -461,7 +461,7 @@ def test_missing_commit_is_corruption_and_others_go_on(env):
     c2 = r.commit({"b": "BAD_T\n"}, d(2))
     r.commit({"c": "y\n"}, d(3))
     r.object_file(c2).unlink()
-    report = run(env, atlas_of([("g", Probe("o/good", term="GOOD_T")), ("b", Probe("o/bad", term="BAD_T"))]))
+    report = run(env, atlas_of([("g", Probe("o/good", "term", "GOOD_T")), ("b", Probe("o/bad", "term", "BAD_T"))]))
     rows = {row.repo: row for row in report.rows}
     assert rows["o/bad"].status == "failed" and "corrupt" in rows["o/bad"].messages[0]
     assert any(p.code == "corrupt-repository" for p in report.problems)
@@ -471,14 +471,14 @@ def test_missing_commit_is_corruption_and_others_go_on(env):
 def test_bad_probe_and_bad_cutoff(env):
     r = Repo(env / "repos")
     r.commit({"a": "T\n"}, d(1))
-    report = run(env, atlas_of([("c", Probe("o/r", term="two\nlines")), ("p", Probe("o/r", path="../x")),
-                                ("ok", Probe("o/r", term="T"))]))
+    report = run(env, atlas_of([("c", Probe("o/r", "term", "two\nlines")), ("p", Probe("o/r", "path", "../x")),
+                                ("ok", Probe("o/r", "term", "T"))]))
     assert report.rows[0].errors == 2 and report.rows[0].found == 1
     with pytest.raises(AtlasError) as exc:
-        run(env, atlas_of([("c", Probe("o/r", term="T"))]), cutoff="2026-13-01")
+        run(env, atlas_of([("c", Probe("o/r", "term", "T"))]), cutoff="2026-13-01")
     assert str(exc.value.location) == "--cutoff"
     with pytest.raises(AtlasError):
-        run(env, atlas_of([("c", Probe("o/r", term="T"))]), repo_ids=("no/such",))
+        run(env, atlas_of([("c", Probe("o/r", "term", "T"))]), repo_ids=("no/such",))
 
 
 # -- incremental and atomic -----------------------------------------------------------------------
@@ -488,7 +488,7 @@ def test_incremental_refresh_after_new_commits(env, tmp_path):
     r = Repo(env / "repos")
     c1 = r.commit({"a": "OLD_T\n"}, d(1))
     r.commit({"b": "x\n"}, d(2))
-    atlas = atlas_of([("o", Probe("o/r", term="OLD_T")), ("n", Probe("o/r", term="NEW_T"))])
+    atlas = atlas_of([("o", Probe("o/r", "term", "OLD_T")), ("n", Probe("o/r", "term", "NEW_T"))])
     first = run(env, atlas)
     assert first.rows[0].status == "scanned" and first.rows[0].not_found == 1
     again = run(env, atlas)
@@ -502,8 +502,8 @@ def test_incremental_refresh_after_new_commits(env, tmp_path):
     assert s[("o", "OLD_T")].sha == c1 and s[("n", "NEW_T")].sha == c4
     assert s[("o", "OLD_T")].head == r.head()
     # a new probe gets a full scan; the answers equal a scan from nothing
-    atlas2 = atlas_of([("o", Probe("o/r", term="OLD_T")), ("n", Probe("o/r", term="NEW_T")),
-                       ("x", Probe("o/r", term="y"))])
+    atlas2 = atlas_of([("o", Probe("o/r", "term", "OLD_T")), ("n", Probe("o/r", "term", "NEW_T")),
+                       ("x", Probe("o/r", "term", "y"))])
     assert run(env, atlas2).rows[0].status == "incremental"
     fresh = tmp_path / "fresh"
     fresh.mkdir()
@@ -526,7 +526,7 @@ def test_noop_refresh_does_not_import_gitpython(env):
         from atlas.harvest.refresh import refresh
         from atlas.model import Atlas, Concept, Probe, Text
         a = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"),
-                                    probes=[Probe("o/r", term="NOOP_T")])])
+                                    probes=[Probe("o/r", "term", "NOOP_T")])])
         rep = refresh(a, {str(env / 'data')!r}, repos_root={str(env / 'repos')!r})
         print(rep.rows[0].status, "git" in sys.modules)
     """)
@@ -592,7 +592,7 @@ def test_interrupted_write_leaves_old_file_whole(env):
 def test_failed_harvest_never_overwrites_good_results(env):
     r = Repo(env / "repos")
     c1 = r.commit({"a": "KEEP_T\n"}, d(1))
-    atlas = atlas_of([("c", Probe("o/r", term="KEEP_T"))], repos=["o/r"])
+    atlas = atlas_of([("c", Probe("o/r", "term", "KEEP_T"))], repos=["o/r"])
     run(env, atlas)
     # the branch now points at an unrelated history without the term (as after a bad fetch)
     r.git("checkout", "-q", "--orphan", "other")
@@ -613,7 +613,7 @@ def test_clone_url_safety_and_file_clone(env, tmp_path):
     assert check_url("ssh://git@example.org/o/r.git") == ""
     src = Repo(tmp_path / "src")
     c1 = src.commit({"a": "CLONED_T\n"}, d(1))
-    atlas = atlas_of([("c", Probe("o/r", term="CLONED_T"))])
+    atlas = atlas_of([("c", Probe("o/r", "term", "CLONED_T"))])
     atlas.repositories = [Repository(id="o/r", urls=["ext::sh -c false", f"file://{src.path}"])]
     atlas.reindex()
     report = run(env, atlas, clone=True)
@@ -621,7 +621,7 @@ def test_clone_url_safety_and_file_clone(env, tmp_path):
     assert (env / "repos" / "o" / "r" / ".git").is_dir()
     assert sightings(env)[("c", "CLONED_T")].sha == c1
     atlas.repositories = [Repository(id="o/z", urls=["ext::sh -c false"])]
-    atlas.concepts[0].probes.append(Probe("o/z", term="X"))
+    atlas.concepts[0].probes.append(Probe("o/z", "term", "X"))
     atlas.reindex()
     rep = run(env, atlas, clone=True, repo_ids=("o/z",))
     assert rep.rows[0].status == "failed" and "no URL" in rep.rows[0].messages[0]
@@ -639,7 +639,7 @@ def test_empty_commit_then_merge(env):
     empty = r.commit({}, d(3), msg="empty")
     r.git("merge", "-q", "--no-ff", "-m", "merge", "side", date=d(4))
     merge = r.head()
-    run(env, atlas_of([("t", Probe("o/r", term="EMPTY_MERGE_T")), ("p", Probe("o/r", path="lib"))]))
+    run(env, atlas_of([("t", Probe("o/r", "term", "EMPTY_MERGE_T")), ("p", Probe("o/r", "path", "lib"))]))
     s = sightings(env)
     for key in (("t", "EMPTY_MERGE_T"), ("p", "lib")):
         assert (s[key].sha, s[key].introduced, s[key].precision) == (merge, intro, "exact"), empty
@@ -651,7 +651,7 @@ def test_empty_commit_then_ordinary_commit(env):
     r.commit({}, d(2), msg="empty")
     c3 = r.commit({"b/c.c": "AFTER_EMPTY_T\n"}, d(3))
     r.commit({"d.c": "AFTER_EMPTY_T again\n"}, d(4))
-    run(env, atlas_of([("t", Probe("o/r", term="AFTER_EMPTY_T")), ("p", Probe("o/r", path="b"))]))
+    run(env, atlas_of([("t", Probe("o/r", "term", "AFTER_EMPTY_T")), ("p", Probe("o/r", "path", "b"))]))
     s = sightings(env)
     assert s[("t", "AFTER_EMPTY_T")].sha == c3 and s[("p", "b")].sha == c3
 
@@ -662,8 +662,8 @@ def test_two_empty_commits_in_a_row(env):
     r.commit({}, d(2), msg="empty 1")
     r.commit({}, d(3), msg="empty 2")
     c4 = r.commit({"b.c": "TWO_EMPTY_T\n"}, d(4))
-    report = run(env, atlas_of([("t", Probe("o/r", term="TWO_EMPTY_T")),
-                                ("p", Probe("o/r", path="b.c"))]))
+    report = run(env, atlas_of([("t", Probe("o/r", "term", "TWO_EMPTY_T")),
+                                ("p", Probe("o/r", "path", "b.c"))]))
     assert report.rows[0].read == 4  # every header is seen, none is swallowed by the one before
     s = sightings(env)
     assert s[("t", "TWO_EMPTY_T")].sha == c4 and s[("p", "b.c")].sha == c4
@@ -673,7 +673,7 @@ def test_empty_root_commit(env):
     r = Repo(env / "repos")
     r.commit({}, d(1), msg="empty root")
     c2 = r.commit({"a.c": "ROOT_EMPTY_T\n"}, d(2))
-    run(env, atlas_of([("t", Probe("o/r", term="ROOT_EMPTY_T")), ("p", Probe("o/r", path="a.c"))]))
+    run(env, atlas_of([("t", Probe("o/r", "term", "ROOT_EMPTY_T")), ("p", Probe("o/r", "path", "a.c"))]))
     s = sightings(env)
     for key in (("t", "ROOT_EMPTY_T"), ("p", "a.c")):
         assert (s[key].sha, s[key].precision) == (c2, "exact")
@@ -694,8 +694,8 @@ def test_merge_with_empty_first_parent_diff(env):
     r.git("merge", "-q", "--no-ff", "-m", "merge 2", "side2", date=d(5))
     merge2 = r.head()
     c6 = r.commit({"z.c": "PLAIN_AFTER_T\n"}, d(6))
-    run(env, atlas_of([("t", Probe("o/r", term="AFTER_OURS_T")), ("p", Probe("o/r", path="n")),
-                       ("q", Probe("o/r", term="PLAIN_AFTER_T")), ("s", Probe("o/r", path="s.c"))]))
+    run(env, atlas_of([("t", Probe("o/r", "term", "AFTER_OURS_T")), ("p", Probe("o/r", "path", "n")),
+                       ("q", Probe("o/r", "term", "PLAIN_AFTER_T")), ("s", Probe("o/r", "path", "s.c"))]))
     s = sightings(env)
     assert (s[("t", "AFTER_OURS_T")].sha, s[("t", "AFTER_OURS_T")].introduced) == (merge2, intro)
     assert (s[("p", "n")].sha, s[("p", "n")].introduced) == (merge2, intro)
@@ -712,8 +712,8 @@ def test_parallel_harvest_equals_serial(env, tmp_path):
         r = Repo(env / "repos", rid)
         r.commit({"x": "x\n"}, d(1))
         shas[rid] = r.commit({f"f{i}.c": "PAR_T\n"}, d(2 + i))
-    probes = [(f"c{i}", Probe(rid, term="PAR_T")) for i, rid in enumerate(shas)]
-    probes.append(("bad", Probe("o/missing", term="PAR_T")))
+    probes = [(f"c{i}", Probe(rid, "term", "PAR_T")) for i, rid in enumerate(shas)]
+    probes.append(("bad", Probe("o/missing", "term", "PAR_T")))
     events = []
     par = run(env, atlas_of(probes), jobs=3, progress=lambda *e: events.append(e))
     assert [r.repo for r in par.rows] == ["o/a", "o/b", "o/c", "o/missing"]
@@ -747,7 +747,7 @@ def test_every_listed_repository_is_accounted_for(env):
     bad = Repo(env / "repos", "o/corrupt")
     bad.commit({"a": "ACC_T\n"}, d(1))
     bad.object_file(git(bad.path, "rev-parse", "HEAD^{tree}")).unlink()
-    atlas = atlas_of([("c", Probe(r, term="ACC_T")) for r in ("o/done", "o/pr", "o/corrupt", "o/away")])
+    atlas = atlas_of([("c", Probe(r, "term", "ACC_T")) for r in ("o/done", "o/pr", "o/corrupt", "o/away")])
     listed = {"o/done": "https://x.org/o/done", "o/noprobe": "https://x.org/o/noprobe",
               "o/pr": "https://x.org/o/pr", "o/corrupt": "https://x.org/o/c", "o/away": "https://x.org/a",
               "o/web": "", "o/gone": "https://x.org/gone"}
@@ -788,3 +788,26 @@ def test_timeline_repos_report_names_every_listed_repository(tmp_path):
     text = CliRunner().invoke(cli, ["timeline", "--repos-report", "--repos", str(empty),
                                     "--data", str(ROOT / "data")])
     assert "not-cloned" in text.output and "repository" in text.output
+
+
+def test_repos_report_lists_the_undated_concepts_with_their_reason(tmp_path, mini):
+    import json
+
+    from click.testing import CliRunner
+
+    from atlas.cli import cli
+
+    empty = tmp_path / "clones"
+    empty.mkdir()
+    args = ["timeline", "--repos-report", "--repos", str(empty), "--data", str(mini)]
+    res = CliRunner().invoke(cli, args + ["--format", "json"])
+    assert res.exit_code == 0, res.output
+    undated = {u["concept"]: u for u in json.loads(res.output)["undated"]}
+    assert set(undated) == {"board-a", "core-v", "engine-u", "lib-n", "lib-s", "net-y"}  # all but the dated
+    assert undated["board-a"]["reason"] == "no-public-repository" and undated["board-a"]["repos"] == []
+    assert undated["lib-s"]["reason"] == "not-harvested" and undated["lib-s"]["repos"] == ["example/shmem"]
+    assert undated["lib-s"]["detail"] == "example/shmem: not-cloned"
+    assert undated["engine-u"]["reason"] == "not-harvested"  # a probe in a repository never harvested
+    assert undated["net-y"]["note"]["zh"] == "一种网络：没有公开仓库包含它。"
+    text = CliRunner().invoke(cli, args).output
+    assert "Undated concepts (6)" in text and "- board-a: no-public-repository: A test board" in text

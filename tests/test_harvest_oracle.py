@@ -185,7 +185,7 @@ def oracle(path):
 
 
 def harvested(tmp, repo_root):
-    probes = [Probe("o/r", term=t) for t in TERMS] + [Probe("o/r", path=p) for p in PATHS]
+    probes = [Probe("o/r", "term", t) for t in TERMS] + [Probe("o/r", "path", p) for p in PATHS]
     atlas = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"), probes=probes)])
     data = tmp / "data"
     data.mkdir()
@@ -319,7 +319,7 @@ def test_missing_blob_answers_are_sound(tmp_path, commits, pick):
         gone = drop_blob(repo, pick)
         data = tmp / "data"
         data.mkdir()
-        probes = [Probe("o/r", term=t) for t in TERMS] + [Probe("o/r", path=p) for p in PATHS]
+        probes = [Probe("o/r", "term", t) for t in TERMS] + [Probe("o/r", "path", p) for p in PATHS]
         atlas = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"), probes=probes)])
         report = refresh(atlas, data, repos_root=tmp / "repos", cutoff=CUTOFF)
         assert all(r.errors == 0 for r in report.rows), report.rows[0].messages

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from atlas import index, queries, search
+from atlas import index, search, views
 from atlas.cards import open_store
 from atlas.checks import check
 from atlas.loader import load_data
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini"
-IDS = ["bus-x", "lib-c", "lib-s", "core-v", "board-a", "net-y", "new-a", "new-b", "new-c"]
+IDS = ["bus-x", "lib-c", "lib-s", "core-v", "board-a", "net-y", "new-a", "new-b", "new-c", "data-plane"]
 KINDS = ["link", "library", "hardware", "engine", "system"]
 NAMES = ["Bus X", "Lib C", "Shared Name", "New A", "新名", "BX", "Core V", "lib-s", "New B"]
 TYPES = ["uses", "part-of", "built-on", "alternative-to", "used-by", "has-part", "implements"]
@@ -32,42 +32,69 @@ FOLDERS = ["x", "y"]
 QUERIES = ["bus", "lib c", "shared name", "new", "test repository", "测试", "signal", "lib-s", "faster"]
 
 
-def concept_yaml(ident: str, kind: str, name: str, alias: str, relations, hardware: str, pin: bool) -> str:
+DATING = {"none": "", "probe": "probes:\n  - {repo: example/hccl, term: T_X}\n",
+          "undated": "undated: {repos: [example/shmem], note: {en: \"Not public.\", zh: \"未公开。\"}}\n",
+          "harvested": "undated: {repos: [example/hccl], note: {en: \"Said so.\", zh: \"如此。\"}}\n",
+          "both": "probes:\n  - {repo: example/hccl, path: src/x}\n"
+                  "undated: {note: {en: \"Both.\", zh: \"两者。\"}}\n"}
+
+
+def concept_yaml(ident: str, kind: str, name: str, alias: str, relations, hardware: str, pin: bool,
+                 answer: str = "link", dating: str = "none") -> str:
     rels = "".join(f"  - {{type: {t}, target: {x}}}\n" for t, x in relations)
     evidence = ("  - pin: example/hccl@0123456789abcdef0123456789abcdef01234567:src/a.c#L1-L2\n"
                 "    confidence: read-in-source\n") if pin else \
         "  - url: https://example.org/x\n    confidence: second-hand\n"
     return (f"id: {ident}\nkind: {kind}\nnames: {{en: \"{name}\", zh: \"{name} 中\"}}\n"
             f"aliases: {{en: [\"{alias}\"]}}\n"
-            f"answers:\n  link: {{en: \"{name} links.\", zh: \"链路。\"}}\n"
+            f"answers:\n  {answer}: {{en: \"{name} answers.\", zh: \"回答。\"}}\n"
             f"beginner: {{en: \"About {name}.\", zh: \"关于。\"}}\n"
             f"professional: {{en: \"More on {name} and signal.\", zh: \"更多。\"}}\n"
             f"hardware: [{hardware}]\n"
             + (f"relations:\n{rels}" if relations else "")
-            + f"evidence:\n{evidence}")
+            + f"evidence:\n{evidence}" + DATING[dating])
 
 
-def claims_yaml(about, status: str, confidence: str) -> str:
+def _plan(order: int, step: str) -> str:
+    return ("    test_plan:\n"
+            f"      order: {order}\n" + (f"      step: {step}\n" if step else "")
+            + "      where:\n        - pin: example/shmem@89abcdef0123456789abcdef0123456789abcdef:src/put.c#L10-L12\n"
+              "          confidence: read-in-source\n"
+              "      measure: {en: \"Time it.\", zh: \"计时。\"}\n"
+              "      confirm: {en: \"Faster.\", zh: \"更快。\"}\n"
+              "      refute: {en: \"Slower.\", zh: \"更慢。\"}\n")
+
+
+def claims_yaml(about, status: str, confidence: str, order: int = 2, step: str = "") -> str:
     return ("claims:\n  - id: one\n    statement: {en: \"A claim.\", zh: \"一个断言。\"}\n"
             f"    status: {status}\n    about: [{', '.join(about)}]\n"
             f"    evidence:\n      - url: https://example.org/c\n        confidence: {confidence}\n"
-            "  - id: two\n    statement: {en: \"lib-s is faster.\", zh: \"更快。\"}\n"
+            + (_plan(order, step) if order else "")
+            + "  - id: two\n    statement: {en: \"lib-s is faster.\", zh: \"更快。\"}\n"
             "    status: hypothesis\n    about: [lib-s]\n"
-            "    evidence:\n      - url: https://example.org/d\n        confidence: unverified\n")
+            "    evidence:\n      - url: https://example.org/d\n        confidence: unverified\n"
+            + _plan(1, "put-signal/put"))
 
 
 def flow_yaml(concepts, back_edge: bool) -> str:
+    """A flow whose first step names every concept (a plane among them is checked against the
+    others' answers) and whose next steps name one each."""
+    named = [", ".join(concepts)] + list(concepts[1:])
     steps = "".join(f"  - id: s{i}\n    label: {{en: \"Step {i}\", zh: \"步骤\"}}\n    actor: host\n"
-                    f"    concepts: [{c}]\n" for i, c in enumerate(concepts))
-    edges = "".join(f"  - {{from: s{i}, to: s{i + 1}, type: order}}\n" for i in range(len(concepts) - 1))
-    if back_edge and len(concepts) > 1:
-        edges += f"  - {{from: s{len(concepts) - 1}, to: s0, type: order}}\n"
+                    f"    concepts: [{c}]\n" for i, c in enumerate(named))
+    edges = "".join(f"  - {{from: s{i}, to: s{i + 1}, type: order}}\n" for i in range(len(named) - 1))
+    if back_edge and len(named) > 1:
+        edges += f"  - {{from: s{len(named) - 1}, to: s0, type: order}}\n"
     return ("id: flow-two\ntitle: {en: \"Second flow\", zh: \"第二\"}\nsummary: {en: \"A flow.\", zh: \"流程。\"}\n"
             f"steps:\n{steps}" + (f"edges:\n{edges}" if edges else ""))
 
 
-def timeline_yaml(rows) -> str:
-    out = "cutoff: '2026-08-26'\nsightings:\n"
+def timeline_yaml(rows, harvested: bool = False) -> str:
+    out = "cutoff: '2026-08-26'\n"
+    if harvested:
+        out += ("repositories:\n- repo: example/hccl\n  branch: main\n  head: " + "1" * 40 + "\n"
+                "  cutoff: '2026-08-26'\n  cutoff_head: " + "1" * 40 + "\n  harvested_at: '2026-11-01T00:00:00Z'\n")
+    out += "sightings:\n"
     for concept, day in rows:
         out += (f"- concept: {concept}\n  repo: example/hccl\n  method: term\n  value: T_{concept}\n  found: true\n"
                 f"  sha: {'5' * 40}\n  committer_date: '{day}T00:00:00+00:00'\n")
@@ -77,17 +104,19 @@ def timeline_yaml(rows) -> str:
 concept_edit = st.tuples(st.just("concept"), st.sampled_from(IDS), st.sampled_from(FOLDERS), st.sampled_from(KINDS),
                          st.sampled_from(NAMES), st.sampled_from(NAMES),
                          st.lists(st.tuples(st.sampled_from(TYPES), st.sampled_from(IDS)), max_size=3),
-                         st.sampled_from(["board-a", "net-y", "new-a"]), st.booleans())
+                         st.sampled_from(["board-a", "net-y", "new-a"]), st.booleans(),
+                         st.sampled_from(["link", "move", "peer"]), st.sampled_from(sorted(DATING)))
 EDITS = st.one_of(
     concept_edit,
     st.tuples(st.just("remove"), st.sampled_from(IDS), st.sampled_from(FOLDERS)),
     st.tuples(st.just("same-size"), st.sampled_from(IDS)),
     st.tuples(st.just("claims"), st.lists(st.sampled_from(IDS), min_size=1, max_size=3),
               st.sampled_from(["confirmed", "hypothesis"]),
-              st.sampled_from(["read-in-source", "derived", "unverified"])),
+              st.sampled_from(["read-in-source", "derived", "unverified"]), st.sampled_from([0, 1, 2]),
+              st.sampled_from(["", "put-signal/put", "flow-two/s0", "nowhere/x"])),
     st.tuples(st.just("flow"), st.lists(st.sampled_from(IDS), max_size=3), st.booleans()),
     st.tuples(st.just("timeline"), st.lists(st.tuples(st.sampled_from(IDS), st.sampled_from(
-        ["2025-01-01", "2026-08-26", "2026-09-30"])), max_size=3)),
+        ["2025-01-01", "2026-08-26", "2026-09-30"])), max_size=3), st.booleans()),
     st.tuples(st.just("cutoff"), st.sampled_from(["2026-08-26", "2025-06-01", "not a date"])),
     st.tuples(st.just("break"), st.sampled_from(["concepts/x/lib-c.yaml", "claims/claims.yaml", "atlas.yaml",
                                                  "flows/put-signal.yaml", "questions.yaml"]),
@@ -104,8 +133,8 @@ def _concept_path(root: Path, ident: str, folder: str) -> Path:
 def apply(root: Path, edit) -> None:
     kind = edit[0]
     if kind == "concept":
-        _, ident, folder, ckind, name, alias, relations, hardware, pin = edit
-        _write(_concept_path(root, ident, folder), concept_yaml(ident, ckind, name, alias, relations, hardware, pin))
+        _, ident, folder, *rest = edit
+        _write(_concept_path(root, ident, folder), concept_yaml(ident, *rest))
     elif kind == "remove":
         _concept_path(root, edit[1], edit[2]).unlink(missing_ok=True)
     elif kind == "same-size":
@@ -116,7 +145,7 @@ def apply(root: Path, edit) -> None:
         _write(root / "flows" / "flow-two.yaml", flow_yaml(edit[1], edit[2])) if edit[1] else \
             (root / "flows" / "flow-two.yaml").unlink(missing_ok=True)
     elif kind == "timeline":
-        _write(root / "timeline.yaml", timeline_yaml(edit[1]))
+        _write(root / "timeline.yaml", timeline_yaml(*edit[1:]))
     elif kind == "cutoff":
         _write(root / "atlas.yaml", f'cutoff: "{edit[1]}"\n')
     elif kind == "break":
@@ -184,8 +213,8 @@ def assert_same_as_full(root: Path) -> None:
     assert index.load_atlas(root).to_plain() == atlas.to_plain()
     store = open_store(root)
     for c in atlas.concepts:
-        assert store.card(c.id) == queries.card(atlas, c), c.id
-        assert store.card(c.id) == queries.card(atlas, c), c.id  # the kept card, read back
+        assert store.card(c.id) == views.card(atlas, c), c.id
+        assert store.card(c.id) == views.card(atlas, c), c.id  # the kept card, read back
     fresh = search.build(atlas)
     for q in QUERIES:
         assert idx.search.search(q) == fresh.search(q), q
@@ -193,12 +222,21 @@ def assert_same_as_full(root: Path) -> None:
 
 # two sequences that random search finds only rarely: a collision of a concept that the change
 # reaches through another of its names, and the hint of a wrong reference once a closer name appears
-@example([("concept", "new-b", "x", "link", "BX", "Shared Name", [], "board-a", False),
-          ("concept", "new-a", "x", "link", "Shared Name", "New A", [], "board-a", False)])
-@example([("concept", "new-b", "x", "link", "New B", "New B", [("uses", "new-c")], "board-a", False),
-          ("concept", "new-a", "x", "link", "New A", "New A", [], "board-a", False)])
-@example([("timeline", [])])  # the sightings of bus-x and lib-c go: their cards change
-@example([("concept", "new-a", "x", "link", "New A", "New A", [], "board-a", True), ("repos", "purpose")])
+@example([("concept", "new-b", "x", "link", "BX", "Shared Name", [], "board-a", False, "link", "probe"),
+          ("concept", "new-a", "x", "link", "Shared Name", "New A", [], "board-a", False, "link", "probe")])
+@example([("concept", "new-b", "x", "link", "New B", "New B", [("uses", "new-c")], "board-a", False, "link", "probe"),
+          ("concept", "new-a", "x", "link", "New A", "New A", [], "board-a", False, "link", "probe")])
+@example([("concept", "data-plane", "x", "technique", "Data Plane", "DP", [("uses", "lib-s")], "board-a", False,
+           "move", "undated"),
+          ("flow", ["data-plane", "lib-s"], False),
+          ("concept", "lib-s", "x", "library", "Lib S", "LS", [("uses", "bus-x")], "board-a", False, "peer", "probe")])
+@example([("timeline", [], False)])  # the sightings of bus-x and lib-c go: their cards change
+@example([("concept", "new-a", "x", "link", "New A", "NA", [("uses", "bus-x")], "board-a", False, "link", "harvested"),
+          ("timeline", [], False)])  # no longer harvested: the undated reason stands
+@example([("concept", "board-a", "x", "hardware", "New B", "BA2", [("uses", "bus-x")], "board-a", False, "link",
+           "probe")])  # bus-x lists board-a as its hardware: its card labels it by name
+@example([("concept", "new-a", "x", "link", "New A", "New A", [], "board-a", True, "link", "probe"),
+          ("repos", "purpose")])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(EDITS, min_size=1, max_size=7))
 def test_incremental_index_equals_a_full_rebuild(edits):

@@ -13,19 +13,30 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "vocab", "paths", "output"]),
+    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded"]),
     ("model", ["model"]),
+    ("view", ["views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks"]),
-    ("store", ["cache", "search", "store", "update", "index"]),
-    ("views", ["queries", "cards", "render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*"]),
+    ("store", ["cache", "search", "store", "update", "index", "cards"]),
+    ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
+    ("open", ["opened"]),
     ("commands", ["commands"]),
     ("fronts", ["cli.*", "mcpserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
-# Edges inside one layer, each with its reason. Everything else in a layer is independent.
+# Edges inside one layer, each with its reason. Everything else in a layer is independent, and an
+# edge listed here must be one the code takes (test_every_sibling_edge_is_used).
 SIBLINGS = {
+    ("resolve", "views"): "a name that matches nothing is answered with the closest concepts' rows",
+    ("queries", "views"): "the lists and walks are made of the views of single records",
+    ("queries", "resolve"): "filters and flows name records the way every face does",
     ("checks", "loader"): "cross-record checks run on the loader's result",
+    ("paths", "seed"): "outside a checkout, refresh and verify work in the user's copy of the data, made by seed",
+    ("seed", "errors"): "a copy that cannot be made is an AtlasError naming the folder",
+    ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
+    ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
+    ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
     ("index", "cache"): "the compiled index is stored through the cache module",
     ("index", "search"): "the opened compiled index hands out its own search tables",
@@ -35,20 +46,22 @@ SIBLINGS = {
     ("store", "search"): "a new generation of the store creates the search tables",
     ("update", "cache"): "the update writes checksummed rows",
     ("update", "search"): "the update adds and removes search documents per record",
+    ("update", "store"): "the update reads and writes the store's metadata",
     ("search", "cache"): "search rows are checksummed blobs",
-    ("cards", "queries"): "the card store holds queries.card, precomputed",
+    ("cards", "cache"): "a rendered card is kept as a checksummed file, stamped with its epoch",
+    ("cards", "index"): "the card store reads the name lookups and cards of the opened compiled index",
+    ("cards", "update"): "a card is rendered from the concept's neighbourhood in the compiled index",
     ("sparql", "rdf"): "the embedded store loads the RDF export",
     ("sparql", "render"): "SPARQL results print as render.table",
     ("shacl", "rdf"): "SHACL validates the RDF export",
-    ("htmlmap.*", "queries"): "the site shows the same cards and answers as the terminal",
+    ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }
-# The views receive an Atlas from the command that loaded it: they never load one themselves.
+# The faces receive an Atlas (or its views) from the command that opened it: they never load one.
 LOADING = {"loader", "checks", "index"}
-MAY_LOAD = {"cards": "the card store opens the compiled index that it is derived from"}
-EAGER_HEAVY = {"rdflib", "networkx", "pyvis", "git", "pyshacl", "pyoxigraph"}
+EAGER_HEAVY = {"rdflib", "networkx", "pyvis", "git", "pyshacl", "pyoxigraph", "tree_sitter"}
 
 
 def module_name(path: Path) -> str:
@@ -120,7 +133,6 @@ def test_every_module_is_in_the_layer_map():
 
 def test_the_layer_map_names_only_real_modules():
     stale = [e for _, names in LAYERS for e in names if not _exists(e.removesuffix(".*"))]
-    stale += [f"MAY_LOAD {m}" for m in MAY_LOAD if not _exists(m)]
     stale += [f"SIBLINGS {a} -> {b}" for a, b in SIBLINGS
               if not (_exists(a.removesuffix(".*")) and _exists(b.removesuffix(".*")))]
     assert not stale, f"the layer map names modules that do not exist: {stale}"
@@ -128,7 +140,7 @@ def test_the_layer_map_names_only_real_modules():
 
 def _allowed(src: str, dst: str) -> bool:
     (i, src_entry), (j, dst_entry) = _entry(src), _entry(dst)
-    if LAYERS[i][0] == "views" and dst_entry in LOADING and src_entry not in MAY_LOAD:
+    if LAYERS[i][0] == "faces" and dst_entry in LOADING:
         return False
     if j < i or src_entry == dst_entry and src_entry.endswith(".*"):
         return True
@@ -151,12 +163,25 @@ def test_imports_follow_the_layers():
                 layer, below = LAYERS[_entry(src)[0]][0], [n for n, _ in LAYERS[:_entry(src)[0]]]
                 why = (f"layer {layer!r} may import only {', '.join(below) or 'nothing'} and its own "
                        "subpackage")
-                if layer == "views" and _entry(dst)[1] in LOADING:
-                    why = "the views receive an Atlas and never load one (see MAY_LOAD)"
+                if layer == "faces" and _entry(dst)[1] in LOADING:
+                    why = "the faces receive an Atlas and never load one (the opened atlas does)"
                 wrong.append(f"atlas/{path.relative_to(PKG)} imports atlas.{dst or '__init__'} "
                              f"(layer {LAYERS[_entry(dst)[0]][0]!r}): {why}")
     assert not wrong, "\n".join(wrong) + (
         "\nMove the shared code down a layer, or, if the edge is meant, add it to SIBLINGS with its reason.")
+
+
+def test_every_sibling_edge_is_used():
+    """An edge of SIBLINGS that no import takes any more is removed from the map."""
+    taken = set()
+    for path in _modules():
+        src = _entry(module_name(path))
+        for target in imports(path):
+            dst = _entry(target[len("atlas."):]) if target.startswith("atlas.") else None
+            if src and dst:
+                taken.add((src[1], dst[1]))
+    unused = [f"{a} -> {b}" for a, b in SIBLINGS if (a, b) not in taken]
+    assert not unused, f"SIBLINGS allows edges no module takes: {unused}; remove them"
 
 
 def test_imports_read_every_name_of_a_from_import(tmp_path):
@@ -179,11 +204,13 @@ def test_forbidden_edges_would_be_reported():
     assert not _allowed("errors", "cli")
     assert _allowed("harvest.stamp", "cache") and _allowed("harvest.refresh", "harvest.locate")
     assert _allowed("cli.query", "cards") and not _allowed("queries", "cli.query")
+    assert not _allowed("htmlmap.site", "index") and not _allowed("views", "search")
 
 
 def test_query_path_has_no_heavy_top_level_imports():
     for rel in ("cli/__init__.py", "cli/common.py", "cli/query.py", "commands.py", "queries.py", "render.py",
-                "model.py", "index.py", "cache.py", "text.py", "errors.py", "paths.py", "search.py"):
+                "model.py", "index.py", "cache.py", "text.py", "errors.py", "paths.py", "search.py", "views.py",
+                "resolve.py", "tokens.py", "opened.py", "cards.py"):
         heavy = set(imports(PKG / rel, top_level_only=True)) & (EAGER_HEAVY | {"yaml"})
         assert not heavy, f"atlas/{rel} imports {heavy} at start-up"
 
@@ -191,7 +218,19 @@ def test_query_path_has_no_heavy_top_level_imports():
 def test_fast_launcher_never_imports_click():
     """The console script answers `atlas query TERM` without click: keep it (and what it uses) free of it."""
     for rel in ("launch.py", "commands.py", "cards.py", "cache.py", "output.py", "index.py", "queries.py", "render.py",
-                "model.py", "search.py"):
+                "model.py", "search.py", "views.py", "resolve.py", "tokens.py", "opened.py"):
         found = set(imports(PKG / rel)) & {"click", "yaml"} | (
             set(imports(PKG / rel, top_level_only=True)) & EAGER_HEAVY)
         assert not found, f"atlas/{rel} imports {found}"
+
+
+def test_every_subpackage_is_installed():
+    """pyproject.toml lists the packages to install: a subpackage left out works in a checkout and
+    fails after `pip install .`."""
+    import tomllib
+
+    listed = set(tomllib.loads((PKG.parent / "pyproject.toml").read_text(encoding="utf-8"))
+                 ["tool"]["setuptools"]["packages"])
+    found = {"atlas." + ".".join(p.parent.relative_to(PKG).parts) if p.parent != PKG else "atlas"
+             for p in PKG.rglob("__init__.py")}
+    assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"

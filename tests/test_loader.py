@@ -274,3 +274,97 @@ def test_claim_status_follows_evidence(mini, status, evidence, ok):
         assert len(hits) == 1 and hits[0].is_error
         assert hits[0].location.file.endswith("claims/gate.yaml") and hits[0].location.line == 2
         assert 'claim "gate" is confirmed but no evidence item was read in source' in hits[0].message
+
+
+# -- planes, test plans and history coverage ------------------------------------------------------
+
+PLANE = """\
+id: ctl-plane
+kind: concept
+names: {{en: "Control plane", zh: "控制面"}}
+answers:
+{answers}
+beginner: {{en: "b", zh: "初"}}
+professional: {{en: "p", zh: "专"}}
+relations:
+  - {{type: uses, target: lib-s}}
+evidence:
+  - url: https://example.org/plane
+undated: {{note: {{en: "a term of analysis", zh: "分析用语"}}}}
+"""
+
+
+@pytest.mark.parametrize("answers, ok", [
+    ("  address: {en: a, zh: 甲}", False),                        # core-v answers submit only
+    ("  address: {en: a, zh: 甲}\n  submit: {en: s, zh: 乙}", True),
+])
+def test_plane_tag_agrees_with_the_plane_answers(mini, answers, ok):
+    write(mini / "concepts" / "x" / "ctl-plane.yaml", PLANE.format(answers=answers))
+    flow = (mini / "flows" / "put-signal.yaml").read_text()
+    (mini / "flows" / "put-signal.yaml").write_text(
+        flow.replace("    concepts: [core-v, engine-u]", "    concepts: [core-v, ctl-plane]"))
+    hits = [p for p in problems(mini) if p.code == "plane-mismatch"]
+    if ok:
+        assert hits == []
+        return
+    assert len(hits) == 1 and hits[0].is_error
+    assert hits[0].location.file.endswith("flows/put-signal.yaml") and hits[0].location.line == 9
+    assert 'step "put" of flow "put-signal" is tagged ctl-plane, which answers address' in hits[0].message
+    assert "its concepts answer submit" in hits[0].message
+
+
+def test_a_plane_step_whose_concepts_answer_nothing_is_not_judged(mini):
+    write(mini / "concepts" / "x" / "ctl-plane.yaml", PLANE.format(answers="  address: {en: a, zh: 甲}"))
+    flow = (mini / "flows" / "put-signal.yaml").read_text()
+    (mini / "flows" / "put-signal.yaml").write_text(
+        flow.replace("    concepts: [core-v, engine-u]", "    concepts: [ctl-plane, board-a]"))
+    assert [p for p in problems(mini) if p.code == "plane-mismatch"] == []
+
+
+def _claims(mini) -> str:
+    return (mini / "claims" / "claims.yaml").read_text()
+
+
+def test_a_hypothesis_needs_its_test_plan(mini):
+    text = _claims(mini)
+    start = text.index("    test_plan:")
+    (mini / "claims" / "claims.yaml").write_text(text[:start])
+    p = find(problems(mini), "missing-test-plan")
+    assert p.is_error and p.location.file.endswith("claims/claims.yaml") and p.location.line == 11
+    assert 'claim "lib-s-fast" is a hypothesis without a test plan' in p.message
+
+
+def test_test_plan_step_order_and_pins_are_checked(mini):
+    text = _claims(mini).replace("step: put-signal/put", "step: put-signal/gone")
+    text += text[text.index("  - id: lib-s-fast"):].replace("lib-s-fast", "lib-s-slow")
+    (mini / "claims" / "claims.yaml").write_text(text)
+    probs = problems(mini)
+    step = [p for p in probs if p.code == "unknown-ref" and "test plan" in p.message]
+    assert step and 'names step "gone" of flow "put-signal", which does not exist' in step[0].message
+    assert step[0].location.line == 19  # the test plan
+    order = find(probs, "duplicate-order")
+    assert '"lib-s-fast" and "lib-s-slow" both have decision order 1' in order.message
+    (mini / "claims" / "claims.yaml").write_text(
+        _claims(mini).replace("      where:\n        - pin:", "      where: []\n      wherever:\n        - pin:", 1))
+    probs = problems(mini)
+    assert "pins no line to time or print at" in find(probs, "no-evidence").message
+
+
+def test_every_concept_is_dated_or_says_why(mini):
+    lib_n = mini / "concepts" / "x" / "lib-n.yaml"
+    text = lib_n.read_text()
+    lib_n.write_text(text[:text.index("undated:")])
+    p = find(problems(mini), "undated-without-reason")
+    assert p.location.file.endswith("lib-n.yaml") and 'concept "lib-n" has no probe' in p.message
+    lib_n.write_text(text.replace("undated:", "probes:\n  - {repo: example/hccl, term: LIB_N}\nundated:"))
+    assert 'concept "lib-n" has probes and an undated reason' in find(problems(mini), "undated-with-probes").message
+    lib_n.write_text(text.replace("undated:\n", "undated:\n  repos: [example/hccl]\n"))
+    p = find(problems(mini), "undated-but-harvested")
+    assert "example/hccl has been harvested" in p.message
+
+
+def test_why_undated_reasons(mini_atlas):
+    assert mini_atlas.why_undated("bus-x") is None                     # dated
+    assert mini_atlas.why_undated("board-a") == ("no-public-repository", [])
+    assert mini_atlas.why_undated("lib-s") == ("not-harvested", ["example/shmem"])
+    assert mini_atlas.why_undated("engine-u")[0] in ("not-found", "not-harvested")

@@ -15,8 +15,11 @@ from atlas.htmlmap import build_site
 from atlas.htmlmap.owned import MANIFEST
 from hypothesis import given, settings, strategies as st
 
-from atlas.htmlmap.layout import NONE_LANE, answered, lane_key, lanes, marks
-from atlas.htmlmap.site import VIS_FILE, node_label, pin_url, script_json, seed_focus, vis_js
+from atlas.htmlmap.layout import NONE_LANE, lane_key, lanes, marks
+from atlas.views import answered
+from atlas.htmlmap.common import VIS_FILE, script_json
+from atlas.htmlmap.site import node_label, seed_focus, vis_js
+from atlas.views import card as card_of, everything, evidence_url
 from atlas.model import (
     QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin,
     Probe, Question, Relation, Repository, Sighting, Text)
@@ -40,7 +43,7 @@ def sample_atlas() -> Atlas:
                            Relation("alternative-to", "hccl", "shmem")],
                 evidence=[Evidence(pin=Pin("hicann/hccl", SHA, "README.md", 25, 28),
                                    supports=T("operators only", "仅算子"))],
-                probes=[Probe("hicann/hccl", term="HCCL")]),
+                probes=[Probe("hicann/hccl", "term", "HCCL")]),
         Concept("hcomm", "library", T("HCOMM", "通信基础库"),
                 answers={"address": T("communicators", "通信域"), "submit": T("tasks", "任务")}),
         Concept("shmem", "library", T("SHMEM", "共享内存库"), aliases={"zh": ["对称内存"]},
@@ -115,6 +118,14 @@ def test_writes_explorer_flows_and_one_vis_script(tmp_path):
     assert not (tmp_path / "lib").exists() and not Path("lib").exists()
 
 
+def _cards(atlas) -> list:
+    return everything(atlas)["cards"]
+
+
+def _card(c: Concept) -> dict:
+    return card_of(Atlas(concepts=[c]), c)
+
+
 def _rels(data: dict) -> set[tuple[str, str, str]]:
     ids = [c["id"] for c in data["concepts"]]
     types = [t["type"] for t in data["relTypes"]]
@@ -130,11 +141,11 @@ def test_node_and_edge_counts(site):
         ("shmem", "uses", "udma"), ("aiv-direct", "submits-to", "udma")}
     assert data["options"]["physics"]["enabled"] is False
     # the seed's terms that the sample holds, in the seed's order
-    assert data["meta"]["focus"] == seed_focus(sample_atlas()) == ["hccs", "hccl"]
+    assert data["meta"]["focus"] == seed_focus(_cards(sample_atlas())) == ["hccs", "hccl"]
     bare = sample_atlas()
     bare.concepts = [c for c in bare.concepts if c.id not in ("hccs", "hccl")]
     bare.reindex()  # no seed term left: the concepts with the most relations
-    assert seed_focus(bare)[:2] == ["udma", "aiv-direct"]
+    assert seed_focus(_cards(bare))[:2] == ["udma", "aiv-direct"]
     flow = page_data((site / "flow-udma-put.html").read_text("utf-8"))
     assert len(flow["nodes"]) == 3 and len(flow["edges"]) == 3
     assert {n["id"]: n["level"] for n in flow["nodes"]} == {"alloc": 0, "kernel": 1, "wait": 2}
@@ -146,8 +157,8 @@ def test_seed_focus_on_the_bundled_atlas():
     from atlas.index import load_atlas
 
     atlas = load_atlas(Path(__file__).resolve().parent.parent / "data")
-    assert seed_focus(atlas) == ["dma", "hccs", "hccl", "ascend-shmem", "fabric-memory",
-                                 "aiv-direct-drive"]
+    assert seed_focus(_cards(atlas)) == ["dma", "hccs", "hccl", "ascend-shmem", "fabric-memory",
+                                         "aiv-direct-drive"]
 
 
 EXTERNAL = [
@@ -216,36 +227,39 @@ def test_card_data(site):
     hccl = c["hccl"]
     assert hccl["names"] == {"en": "HCCL", "zh": "集合通信库"}
     assert hccl["beginner"]["zh"] and hccl["professional"]["en"]
-    assert hccl["evidence"][0]["href"] == \
+    assert hccl["evidence"][0]["url"] == \
         f"https://github.com/hicann/hccl/blob/{SHA}/README.md#L25-L28"
-    assert hccl["first"]["date"] == "2021-03-01"
-    assert "华为集合通信库" in hccl["keys"] and "huawei collective communication library" in hccl["keys"]
-    assert c["aiv-direct"]["claims"] == [0] and data["claims"][0]["id"] == "simt-submission"
+    assert data["days"]["hccl"] == "2021-03-01"
+    keys = data["keys"]["hccl"]
+    assert "华为集合通信库" in keys and "huawei collective communication library" in keys
+    assert [k["id"] for k in c["aiv-direct"]["claims"]] == ["simt-submission"]
+    assert data["claims"][0]["id"] == "simt-submission"
     assert [f["id"] for f in c["aiv-direct"]["flows"]] == ["udma-put"]
     assert c["aiv-direct"]["flows"][0]["steps"] == ["kernel"]
-    assert c["hcomm"]["first"] is None  # a not-found sighting is not a date
+    assert c["hcomm"]["first_visible"] is None and "hcomm" not in data["days"]  # not found: no date
     assert set(c["hcomm"]["answers"]) == {"address", "submit"}
     flow = page_data((site / "flow-udma-put.html").read_text("utf-8"))
-    kernel = [s for s in flow["steps"] if s["id"] == "kernel"][0]
-    assert kernel["source"]["href"] == f"https://gitcode.com/cann/shmem/blob/{'d' * 40}/k.cpp#L7"
-    assert [x["id"] for x in kernel["concepts"]] == ["aiv-direct", "evil"]
+    kernel = [s for s in flow["flow"]["steps"] if s["id"] == "kernel"][0]
+    assert kernel["source"]["url"] == f"https://gitcode.com/cann/shmem/blob/{'d' * 40}/k.cpp#L7"
+    assert kernel["concepts"] == ["aiv-direct", "evil"]
 
 
-def test_pin_url_hosts():
+def test_evidence_url_hosts():
     atlas = sample_atlas()
     ev = Evidence(pin=Pin("unknown/repo", SHA, "a/b.h", 3, 9))
-    assert pin_url(atlas, ev) == f"https://github.com/unknown/repo/blob/{SHA}/a/b.h#L3-L9"
-    assert pin_url(atlas, Evidence(url="javascript:alert(1)")) == ""
-    assert pin_url(atlas, Evidence(url="https://arxiv.org/abs/1")) == "https://arxiv.org/abs/1"
+    assert evidence_url(atlas, ev) == f"https://github.com/unknown/repo/blob/{SHA}/a/b.h#L3-L9"
+    assert evidence_url(atlas, Evidence(url="javascript:alert(1)")) == ""
+    assert evidence_url(atlas, Evidence(url="https://arxiv.org/abs/1")) == "https://arxiv.org/abs/1"
 
 
 def test_lanes_never_put_a_concept_on_a_question_it_does_not_answer(site):
     atlas = sample_atlas()
     assert lanes() == [*QUESTION_IDS, NONE_LANE]
-    hcomm = atlas.concept("hcomm")  # address and submit: the address lane, marked "+ submit"
+    cards = {c["id"]: c for c in _cards(atlas)}
+    hcomm = cards["hcomm"]  # address and submit: the address lane, marked "+ submit"
     assert lane_key(hcomm) == "address" and marks(hcomm) == ["submit"]
     assert node_label(hcomm).endswith("\n+ submit")
-    assert lane_key(atlas.concept("evil")) == NONE_LANE and marks(atlas.concept("evil")) == []
+    assert lane_key(cards["evil"]) == NONE_LANE and marks(cards["evil"]) == []
     data = page_data((site / "explorer.html").read_text("utf-8"))
     lane_keys = [ln["key"] for ln in data["lanes"]]
     for node, c in zip(data["nodes"], data["concepts"]):
@@ -256,20 +270,20 @@ def test_lanes_never_put_a_concept_on_a_question_it_does_not_answer(site):
 @settings(max_examples=200, deadline=None)
 @given(st.sets(st.sampled_from(QUESTION_IDS)))
 def test_lane_and_marks_cover_exactly_the_answers(qs):
-    c = Concept("x", "library", Text("X", "X"), answers={q: Text("a", "b") for q in qs})
+    c = _card(Concept("x", "library", Text("X", "X"), answers={q: Text("a", "b") for q in qs}))
     got = [lane_key(c)] + marks(c) if lane_key(c) else []
     assert sorted(got) == sorted(qs)  # the lane and the marks name every answer, nothing else
-    assert answered(c) == [q for q in QUESTION_IDS if q in qs]
+    assert answered(c["answers"]) == [q for q in QUESTION_IDS if q in qs]
     if qs:
         assert lane_key(c) in qs
 
 
 def test_node_labels_shorten_long_names():
-    c = Concept("hccl", "library", Text("HCCL (Huawei Collective Communication Library)",
-                                        "华为集合通信库 HCCL"), answers={"organize": Text("a", "b")})
+    c = _card(Concept("hccl", "library", Text("HCCL (Huawei Collective Communication Library)",
+                                              "华为集合通信库 HCCL"), answers={"organize": Text("a", "b")}))
     assert node_label(c) == "HCCL\n华为集合通信库 HCCL"
-    same = Concept("m", "build-flag", Text("Mooncake USE_ASCEND (over HCCL)",
-                                           "Mooncake USE_ASCEND（基于 HCCL）"))
+    same = _card(Concept("m", "build-flag", Text("Mooncake USE_ASCEND (over HCCL)",
+                                                 "Mooncake USE_ASCEND（基于 HCCL）")))
     assert node_label(same) == "Mooncake USE_ASCEND"  # the zh name says the same: once
 
 
@@ -299,17 +313,14 @@ def test_stale_pages_the_manifest_lists_are_removed_others_kept(tmp_path):
     assert f"concepts/{gone}.html" not in json.loads((tmp_path / MANIFEST).read_text())["files"]
 
 
-def test_cli_map(tmp_path, monkeypatch):
+def test_cli_map(tmp_path, mini, mini_atlas):
     from atlas.cli import cli
-    import atlas.cli.common as common
 
-    monkeypatch.setattr(common, "get_atlas", lambda data_dir: sample_atlas())
-    import atlas.cli.mapcmd as mapcmd
-    monkeypatch.setattr(mapcmd, "get_atlas", lambda data_dir: sample_atlas())
     out = tmp_path / "site"
-    res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01"])
+    res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-06-01", "--data", str(mini)])
     assert res.exit_code == 0, res.output
-    assert "wrote 11 pages" in res.output
+    pages = 3 + len(mini_atlas.concepts) + len(mini_atlas.flows)  # overview, timeline, explorer
+    assert f"wrote {pages} pages" in res.output
     assert page_data((out / "explorer.html").read_text("utf-8"))["meta"]["asOf"] == "2023-06-01"
-    res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1"])
-    assert res.exit_code != 0 and "YYYY-MM-DD" in res.output
+    res = CliRunner().invoke(cli, ["map", "-o", str(out), "--as-of", "2023-6-1", "--data", str(mini)])
+    assert res.exit_code == 2 and "YYYY-MM-DD" in res.output

@@ -170,12 +170,12 @@ def test_an_interrupted_run_is_still_recognised(tmp_path):
     """The pending manifest accepts old and new bytes, so a run killed after it was written is
     followed by a run that needs no --force."""
     out = tmp_path / "site"
-    write_site(out, {"a.html": b"old", "gone.html": b"x"})
+    write_site(out, {"index.html": b"old", "flow-gone.html": b"x"})
     (out / MANIFEST).write_bytes(json.dumps({"format": 1, "files": {}, "pending": {
-        "a.html": [sha256(b"old"), sha256(b"new")], "gone.html": [sha256(b"x")]}}).encode())
-    (out / "a.html").write_bytes(b"new")
-    write_site(out, {"a.html": b"newer"})
-    assert (out / "a.html").read_bytes() == b"newer" and not (out / "gone.html").exists()
+        "index.html": [sha256(b"old"), sha256(b"new")], "flow-gone.html": [sha256(b"x")]}}).encode())
+    (out / "index.html").write_bytes(b"new")
+    write_site(out, {"index.html": b"newer"})
+    assert (out / "index.html").read_bytes() == b"newer" and not (out / "flow-gone.html").exists()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,3 +246,116 @@ def test_no_file_outside_the_manifest_is_modified_or_removed(tmp_path_factory, f
     for rel in owned - set(second) - {MANIFEST}:
         if before.get(rel, ("",))[0] in ("file", "link"):
             assert rel not in after, rel  # an old page of the map's is removed
+
+
+# ---------------------------------------------------------------------------------------------
+# the manifest is a record, not an authority; one run at a time (real processes)
+# ---------------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+MINI = ROOT / "tests" / "fixtures" / "mini"
+
+
+def _map(out: Path, data: Path, cache: Path, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, ATLAS_CACHE=str(cache))
+    return subprocess.Popen([sys.executable, "-m", "atlas", "map", "-o", str(out), "--data", str(data), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_a_forged_manifest_entry_never_deletes_a_users_file(tmp_path):
+    """issue 26: `"notes.txt": <its sha256>` added to atlas-map.json made `atlas map` delete notes.txt."""
+    out = tmp_path / "site"
+    first = _map(out, MINI, tmp_path / "cache")
+    assert first.wait(120) == 0, first.stderr.read()
+    notes = out / "notes.txt"
+    notes.write_text("my notes\n")
+    doc = json.loads((out / MANIFEST).read_text())
+    doc["files"]["notes.txt"] = sha256(notes.read_bytes())
+    doc["files"]["concepts/notes.txt"] = sha256(b"x")  # not a page name either
+    (out / MANIFEST).write_text(json.dumps(doc))
+    again = _map(out, MINI, tmp_path / "cache")
+    assert again.wait(120) == 0, again.stderr.read()
+    assert notes.read_text() == "my notes\n"
+    assert "notes.txt" not in json.loads((out / MANIFEST).read_text())["files"]  # the record is corrected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(user=st.dictionaries(st.sampled_from(["notes.txt", "a.html", "concepts/n.txt", "flow-.html", "index.htm",
+                                             "concepts/Up.html", "concepts/a/b.html"]),
+                            st.binary(max_size=4), min_size=1, max_size=4),
+       second=sites)
+def test_no_name_outside_the_page_names_is_ever_removed(tmp_path_factory, user, second):
+    """Whatever the manifest says of them (here: each file listed with its true hash), files whose
+    names the map never gives a page are never modified or removed."""
+    out = tmp_path_factory.mktemp("forged") / "out"
+    write_site(out, {"index.html": b"p"})
+    for rel, data in user.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
+    doc = json.loads((out / MANIFEST).read_text())
+    doc["files"].update({rel: sha256(data) for rel, data in user.items()})
+    (out / MANIFEST).write_text(json.dumps(doc))
+    write_site(out, second, force=True)
+    for rel, data in user.items():
+        assert (out / rel).read_bytes() == data, rel
+
+
+def _agrees(out: Path) -> list[str]:
+    """What in `out` disagrees with its manifest: a listed file with other bytes, a page not listed."""
+    from atlas.htmlmap.owned import PAGE_NAME
+
+    files = json.loads((out / MANIFEST).read_text())["files"]
+    wrong = [f"{rel}: bytes differ" for rel, digest in files.items()
+             if not (out / rel).is_file() or sha256((out / rel).read_bytes()) != digest]
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    wrong += [f"{rel}: not listed" for rel in on_disk if PAGE_NAME.fullmatch(rel) and rel not in files]
+    return wrong
+
+
+def test_concurrent_maps_into_one_folder_wait_and_leave_a_true_manifest(tmp_path):
+    """issue 26: four `atlas map` runs into one folder at once, from two data folders whose pages
+    differ, left a manifest that disagreed with the pages (2 trials of 4). Each run now waits for
+    the one writing (and says so), every run ends 0, and the manifest describes the pages."""
+    other = tmp_path / "other"
+    import shutil
+
+    shutil.copytree(MINI, other)
+    bus = other / "concepts" / "x" / "bus-x.yaml"
+    bus.write_text(bus.read_text(encoding="utf-8").replace("Bus X", "Bus X (renamed)"), encoding="utf-8")
+    cache = tmp_path / "cache"
+    for data in (MINI, other):  # warm the caches: the runs below spend their time writing
+        assert _map(tmp_path / "warm", data, cache, "--force").wait(120) == 0
+    for trial in range(3):
+        out = tmp_path / f"site{trial}"
+        runs = [_map(out, MINI if i % 2 else other, cache) for i in range(4)]
+        for run in runs:
+            code = run.wait(180)
+            err = run.stderr.read()
+            assert code == 0 and "Traceback" not in err, err
+        assert _agrees(out) == [], trial
+
+
+def test_a_map_waits_for_the_one_writing_and_says_so(tmp_path):
+    """Another process holds the folder's lock: `atlas map` says it waits, writes nothing meanwhile,
+    and finishes once the lock is released."""
+    import textwrap
+
+    out = tmp_path / "site"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from atlas.lockfile import FolderLock
+        with FolderLock({str(out)!r}, "held", ".atlas-map.lock"):
+            print("locked", flush=True)
+            sys.stdin.read()
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    run = _map(out, MINI, tmp_path / "cache")
+    line = run.stderr.readline()
+    assert line.startswith(f"waiting: another `atlas map` is writing into {out}"), line
+    assert os.listdir(out) == [] and run.poll() is None
+    holder.stdin.close()
+    assert holder.wait(30) == 0
+    assert run.wait(120) == 0, run.stderr.read()
+    assert _agrees(out) == [] and (out / "index.html").is_file()

@@ -231,7 +231,7 @@ def test_bad_input_carries_the_command_lines_message(session):
     message = cli.stderr.strip().splitlines()[0].split(": ", 2)[-1]
     assert message in session["bad"]["sparql"][1]
     assert "no concept matches" in session["bad"]["card"][1]
-    assert "not a date" in session["bad"]["timeline"][1]
+    assert "is not a day" in session["bad"]["timeline"][1]
 
 
 def test_updates_and_service_are_refused_and_nothing_is_written(session):

@@ -15,7 +15,9 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import queries, search
+from atlas.views import search_documents
+from atlas.text import norm, squash
+from atlas import queries, resolve, search, views
 from atlas.cli import cli
 from atlas.errors import AtlasError
 from conftest import DATA, write
@@ -71,11 +73,11 @@ def test_a_chinese_phrase_inside_a_longer_sentence_matches(mini_atlas):
 def _brute(atlas, text):
     """Every document holding at least half of the query's tokens, or named by the text."""
     query = set(search.query_tokens(text))
-    keys = {k for k in (queries.norm(text), queries.squash(text)) if k}
+    keys = {k for k in (norm(text), squash(text)) if k}
     out = set()
-    for d in search.documents(atlas):
+    for d in search_documents(atlas):
         have = {t for col in search.COLUMNS for _, s in d[col] for t in search.tokens(s)}
-        named = any(k in {queries.norm(n), queries.squash(n)} for n in d["keys"] if n for k in keys)
+        named = any(k in {norm(n), squash(n)} for n in d["keys"] if n for k in keys)
         if named or (query and len(query & have) / len(query) >= search.MIN_COVERAGE):
             out.add((d["type"], d["id"]))
     return out
@@ -136,8 +138,8 @@ def test_a_prefix_of_one_name_inside_another_name_gives_a_ranked_list(mini):
 def test_collective_communication_never_opens_ccu(bundled):
     atlas, index = bundled
     for text in ("collective communication", "集合通信", "Collective Communication"):
-        ident = queries.exact_id(atlas.concept_by_id, atlas.name_index, atlas.loose_index, text)
-        prefix = queries.prefix_id(atlas.name_index, atlas.loose_index, text)
+        ident = resolve.exact_id(atlas.concept_by_id, atlas.name_index, atlas.loose_index, text)
+        prefix = resolve.prefix_id(atlas.name_index, atlas.loose_index, text)
         assert ident != "ccu" and prefix != "ccu", text
         hits = index.search(text)
         assert hits and hits[0]["id"] != "ccu", (text, hits[:3])
@@ -308,7 +310,7 @@ def test_the_ranked_list_marks_what_was_not_yet_visible_as_of_a_day(bundled, day
     concepts = [h for h in js["hits"] if h["type"] == "concept"]
     assert concepts, words
     for h in concepts:
-        first = queries.card(atlas, atlas.concept(h["id"]))["first_visible"]
+        first = views.card(atlas, atlas.concept(h["id"]))["first_visible"]
         day_first = first and datetime.fromisoformat(first["date"]).astimezone(timezone.utc).date().isoformat()
         assert h["as_of"] == {"date": as_of, "first": day_first or None,
                               "visible": None if not day_first else day_first <= as_of}, h

@@ -22,6 +22,7 @@ from atlas.htmlmap.pages import reading_pages
 from atlas.htmlmap.timeline import (
     GAP_MIN, GAP_W, MONTH_W, X0, Scale, date_x, label_width, layout_timeline)
 from atlas.model import Atlas, Concept, Sighting, Text
+from atlas.views import everything
 
 try:
     from tests.test_map import EVIL, SHA, sample_atlas
@@ -209,7 +210,7 @@ def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
         out.mkdir()
-        for path, html in reading_pages(bundled, out, bundled.cutoff):
+        for path, html in reading_pages(everything(bundled), out, bundled.cutoff):
             path.parent.mkdir(exist_ok=True)
             path.write_text(html, encoding="utf-8")
     files = sorted(p.relative_to(a) for p in a.rglob("*.html"))
@@ -220,7 +221,7 @@ def test_byte_identical_rebuild_on_bundled_data(tmp_path, bundled):
 
 def test_bundled_overview_and_concept_pages(tmp_path, bundled):
     pages = dict((str(p.relative_to(tmp_path)), html) for p, html in
-                 reading_pages(bundled, tmp_path, bundled.cutoff))
+                 reading_pages(everything(bundled), tmp_path, bundled.cutoff))
     found = rows(pages["index.html"])
     assert len(found) == len(bundled.concepts)
     dates = [bundled.first_visible(i).date if bundled.first_visible(i) else "" for i, _ in found]
@@ -302,19 +303,19 @@ def test_timeline_precision_has_its_own_shape():
     atlas = sample_atlas()
     atlas.sightings[0].precision = "on-or-before"
     atlas.reindex()
-    tl = layout_timeline(atlas, atlas.cutoff)
+    tl = layout_timeline(everything(atlas), atlas.cutoff)
     precs = {e.concept: e.precision for lane in tl.lanes for e in lane.events}
     assert precs == {"hccl": "on-or-before", "shmem": "exact", "udma": "exact"}
     from atlas.htmlmap.pages import timeline_page
 
-    html = timeline_page(atlas, atlas.cutoff)
+    html = timeline_page(everything(atlas), atlas.cutoff)
     assert html.count('<path class="m-before"') == 1  # (the legend's path is written d= first)
     assert html.count('<circle class="m-exact"') == 2
 
 
 def test_timeline_cutoff_and_as_of_lines():
     atlas = sample_atlas()
-    tl = layout_timeline(atlas, "2022-01-01")
+    tl = layout_timeline(everything(atlas), "2022-01-01")
     assert tl.start == "2021-03"
     xs = {e.concept: e.x for lane in tl.lanes for e in lane.events}
     assert xs["hccl"] < tl.as_of_x < xs["shmem"] < xs["udma"] < tl.cutoff_x <= tl.scale_end
@@ -378,7 +379,7 @@ def test_timeline_labels_never_overlap(items):
         concepts.append(Concept(cid, "library", Text(name.strip() or cid, "")))
         sightings.append(Sighting(cid, repo, "term", "x", True, sha="f" * 40,
                                   committer_date=day.isoformat() + "T12:00:00+00:00"))
-    tl = layout_timeline(Atlas(concepts=concepts, sightings=sightings), "2026-08-26")
+    tl = layout_timeline(everything(Atlas(concepts=concepts, sightings=sightings)), "2026-08-26")
     assert sum(len(lane.events) for lane in tl.lanes) == len(items)
     for lane in tl.lanes:
         assert lane.y1 > lane.y0

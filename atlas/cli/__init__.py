@@ -62,6 +62,12 @@ def cli():
 
 
 def main(argv=None):
+    from ..text import argument_problem
+
+    problem = argument_problem(sys.argv[1:] if argv is None else argv)
+    if problem:  # bytes that are not UTF-8: a usage error, before click prints them
+        click.echo(f"Error: {problem}", err=True)
+        sys.exit(2)
     try:
         cli.main(args=argv, prog_name="atlas", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -82,5 +88,11 @@ def main(argv=None):
             click.echo(f"... and {len(exc.problems) - 20} more (run `atlas validate`)", err=True)
         sys.exit(1)
     except BrokenPipeError:
+        sys.exit(1)
+    except OSError as exc:  # a file that cannot be written or read: which one and why, no traceback
+        from ..output import terminal_safe
+
+        why = str(exc) if exc.filename is None or "cannot write" in str(exc) else f"{exc.filename}: {exc.strerror}"
+        click.echo(terminal_safe(f"Error: {why}"), err=True)
         sys.exit(1)
     sys.exit(0)

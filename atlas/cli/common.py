@@ -7,7 +7,6 @@ import sys
 import click
 
 from ..commands import OPTIONS, Answer
-from ..output import format_result, to_json
 
 FORMATS = OPTIONS["fmt"].choices
 
@@ -23,7 +22,8 @@ def table_option(dest: str, help: str | None = None):
     else:
         kind = click.Choice(list(o.choices)) if o.choices else None
     return click.option(*o.flags, o.dest, type=kind, default=o.default, envvar=o.envvar,
-                        show_default=o.default is not None, metavar=o.metavar, help=help or o.help)
+                        show_default=o.default is not None, metavar=o.metavar, help=help or o.help,
+                        callback=day_callback if o.day else None)
 
 
 data_option = table_option("data_dir")
@@ -33,23 +33,6 @@ lang_option = table_option("lang")
 
 def common_options(fn):
     return data_option(format_option(fn))
-
-
-def get_atlas(data_dir):
-    from ..index import load_atlas
-
-    return load_atlas(data_dir)
-
-
-def emit_json(obj) -> None:
-    click.echo(to_json(obj))
-
-
-def emit(fmt: str, obj, render) -> None:
-    """Print `obj` as JSON, or `render(obj)` (a str) as text."""
-    out = format_result(fmt, obj, render)
-    if out:
-        click.echo(out)
 
 
 def finish(result: Answer) -> None:
@@ -62,14 +45,14 @@ def finish(result: Answer) -> None:
         sys.exit(result.code)
 
 
-def fail(code: int = 1):
-    sys.exit(code)
-
-
 def day_callback(ctx, param, value):
-    """click callback of a day option (--as-of): the one day parser, `atlas.text.day`."""
-    from ..text import day
+    """click callback of a day option (--as-of): the one day parser, `atlas.text.day`; a bad day is
+    a usage error (exit 2) with one wording everywhere."""
+    from ..text import day, not_a_day
 
-    if value is not None and day(value) is None:
-        raise click.BadParameter(f"{value!r} is not a day (use YYYY-MM-DD)", ctx=ctx, param=param)
-    return value
+    if value is None:
+        return None
+    parsed = day(value)
+    if parsed is None:
+        raise click.BadParameter(not_a_day(value), ctx=ctx, param=param)
+    return parsed

@@ -1,13 +1,10 @@
 """`atlas validate`."""
 from __future__ import annotations
 
-import sys
-
 import click
 
-from ..index import validate as run_validate
-from ..output import terminal_safe
-from .common import data_option, emit_json, format_option
+from .. import commands
+from .common import data_option, finish, format_option
 
 
 @click.command()
@@ -25,30 +22,4 @@ def validate(data_dir, fmt, no_shacl, fail_on_warnings):
       atlas validate
       atlas validate --data tests/fixtures/mini --no-shacl
     """
-    loaded = run_validate(data_dir)
-    problems = list(loaded.problems)
-    if not no_shacl and not loaded.errors:
-        try:
-            from ..shacl import shacl_problems
-        except ImportError:
-            shacl_problems = None
-        if shacl_problems is not None:
-            problems.extend(shacl_problems(loaded))
-    errors = [p for p in problems if p.is_error]
-    warnings = [p for p in problems if not p.is_error]
-    if fmt == "json":
-        emit_json({"errors": len(errors), "warnings": len(warnings), "problems": [
-            {"file": p.location.file, "line": p.location.line, "col": p.location.col,
-             "level": p.level, "code": p.code, "message": p.message, "hint": p.hint}
-            for p in problems]})
-    else:
-        for p in problems:
-            click.echo(terminal_safe(str(p)))
-        files = len({p.location.file for p in problems})
-        where = f" in {files} file(s)" if files else ""
-        a = loaded.atlas
-        click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s){where}; "
-                   f"{len(a.concepts)} concepts, {len(a.claims)} claims, {len(a.flows)} flows, "
-                   f"{len(a.repositories)} repositories, {len(a.sightings)} sightings")
-    if errors or (fail_on_warnings and warnings):
-        sys.exit(1)
+    finish(commands.validate(data_dir, fmt, shacl=not no_shacl, fail_on_warnings=fail_on_warnings))

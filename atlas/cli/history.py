@@ -6,15 +6,8 @@ import sys
 
 import click
 
-from .. import queries, render
-
-from .common import common_options, emit, fail, finish, get_atlas, table_option
-
-
-def _data(data_dir):
-    from ..paths import data_dir as resolve
-
-    return resolve(data_dir)
+from .. import commands
+from .common import common_options, day_callback, finish, table_option
 
 
 class _Bars:
@@ -65,7 +58,7 @@ class _SharedBar(_Bars):
 
 
 @click.command()
-@click.option("--cutoff", metavar="DATE", default=None,
+@click.option("--cutoff", metavar="DATE", default=None, callback=day_callback,
               help="Research cut-off YYYY-MM-DD (end of that day, UTC, on the committer date); "
                    "default: the atlas cut-off.")
 @click.option("--repo", "repo_ids", multiple=True, metavar="ID", help="Only this repository (repeatable).")
@@ -118,14 +111,13 @@ def refresh(cutoff, repo_ids, concept_ids, repos_dir, clone, clone_timeout, allo
 @click.command()
 @click.argument("term", required=False)
 @click.option("--repo", "repo_ids", multiple=True, metavar="ID", help="Only this repository (repeatable).")
-@click.option("--as-of", "as_of", metavar="DATE", default=None,
-              help="Show the atlas as of DATE (YYYY-MM-DD): sightings whose commit date (UTC) is "
-                   "after that day are hidden.")
+@table_option("as_of", help="Show the atlas as of DATE (YYYY-MM-DD): sightings whose commit date (UTC) is "
+                            "after that day are hidden.")
 @click.option("--repos-report", is_flag=True,
               help="Account for every listed repository instead: harvested, or why not (no public "
                    "git URL, not cloned here, corrupt, pull-request ref, no probes).")
 @table_option("repos_dir", help="Root of the local clones for --repos-report (default: $ATLAS_REPOS, else "
-                                "repos/).")
+                                "repos/ beside the data folder).")
 @common_options
 def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
     """When each probe first became visible, oldest first (date, repository, concept, short sha,
@@ -137,68 +129,10 @@ def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
       atlas timeline hccs --as-of 2025-12-31
       atlas timeline --repos-report
     """
-    from ..harvest.refresh import parse_cutoff
-
-    if as_of:
-        as_of = parse_cutoff(as_of, "--as-of").isoformat()
-    d = _data(data_dir)
-    atlas = get_atlas(d)
     if repos_report:
-        return _repos_report(atlas, d, repos_dir, repo_ids, fmt)
-    plain = queries.timeline(atlas, term, repo_ids, as_of)
-    found, missing, hidden = plain["sightings"], plain["not_found"], plain["hidden_after_as_of"]
-    unknown = plain["unknown"]
-
-    def text(_o):
-        lines = []
-        if found:
-            lines.append(render.table(
-                ["date (UTC)", "repository", "concept", "sha", "precision", "probe"],
-                [[s["date"], s["repo"], s["concept"], s["sha"][:12],
-                  s["precision"], f"{s['method']} {s['value']}"] for s in found]))
-        else:
-            lines.append("no sightings" + (f" on or before {as_of}" if as_of else ""))
-        if hidden:
-            lines.append(f"({hidden} sighting(s) after {as_of} hidden)")
-        if missing:
-            lines.append("")
-            lines.append("not found before the cut-off:")
-            lines += [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
-                      for s in missing]
-        if unknown:
-            lines.append("")
-            lines.append("unknown (blobs missing from the clone could hold them):")
-            lines += [f"  {s['repo']}  {s['concept']}  ({s['method']} {s['value']}, cut-off {s['cutoff']})"
-                      for s in unknown]
-        return "\n".join(lines)
-
-    emit(fmt, plain, text)
-
-
-def _repos_report(atlas, d, repos_dir, repo_ids, fmt):
-    from ..harvest import account_repositories
-    from ..paths import repos_root
-
-    accounts = account_repositories(atlas, repos_root(repos_dir, d))
-    if repo_ids:
-        accounts = [a for a in accounts if a.repo in repo_ids]
-    counts: dict[str, int] = {}
-    for a in accounts:
-        counts[a.state] = counts.get(a.state, 0) + 1
-    plain = {"counts": counts, "repositories": [a.to_plain() for a in accounts]}
-
-    def text(_o):
-        rows = [[a.repo, a.state, str(a.probes), str(a.found), str(a.not_found), str(a.unknown),
-                 a.first_day or "-"] for a in accounts]
-        out = [render.table(["repository", "state", "probes", "found", "not found", "unknown",
-                             "first (UTC)"], rows, right=(2, 3, 4, 5))]
-        out.append("")
-        out += [f"- {a.repo}: {a.reason}" for a in accounts if a.reason]
-        out.append("")
-        out.append(", ".join(f"{n} {s}" for s, n in sorted(counts.items())))
-        return "\n".join(out)
-
-    emit(fmt, plain, text)
+        finish(commands.repos_report(repo_ids, repos_dir, fmt, data_dir))
+    else:
+        finish(commands.timeline(term, repo_ids, as_of, fmt, data_dir))
 
 
 @click.command()
@@ -214,20 +148,4 @@ def verify(repos_dir, data_dir, fmt):
       atlas verify
       ATLAS_REPOS=/path/to/clones atlas verify --format json
     """
-    from ..harvest.verify import verify as run
-    from ..paths import repos_root
-
-    d = _data(data_dir)
-    atlas = get_atlas(d)
-    report = run(atlas, repos_root=repos_root(repos_dir, d))
-
-    def render(_o):
-        lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows
-                 if r.status != "ok"]
-        counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
-        lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
-        return "\n".join(lines)
-
-    emit(fmt, report.to_plain(), render)
-    if report.exit_code:
-        fail(report.exit_code)
+    finish(commands.verify(repos_dir, fmt, data_dir))

@@ -1,28 +1,20 @@
 """Linked-data commands: `atlas export` and the SPARQL side of `atlas query`."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import click
 
-from ..errors import AtlasError, Location
-from ..paths import data_dir as resolve_data_dir
-from .common import data_option
+from .. import commands
+from .common import data_option, finish
 
 
 def run_sparql(text, path, endpoint, results, data_dir, limits=None):
-    from ..commands import sparql_query
     from .common import finish
 
     where = "query"
     if path:
         where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise AtlasError(f"cannot read the query: {exc}", Location(where)) from None
-    finish(sparql_query(text, results, data_dir, endpoint, where, limits))
+        text = commands.sparql_file(path)
+    finish(commands.sparql_query(text, results, data_dir, endpoint, where, limits))
 
 
 @click.command()
@@ -47,29 +39,4 @@ def export(fmt, output, to_endpoint, graph, data_dir):
       atlas export --format jsonld -o atlas.jsonld
       atlas export --to-endpoint http://127.0.0.1:7878/store
     """
-    from ..index import load_atlas
-    from ..rdf import build_graph, serialize
-
-    if to_endpoint:
-        from ..sparql import check_url
-
-        check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
-    atlas = load_atlas(data_dir)
-    g = build_graph(atlas, resolve_data_dir(data_dir) / "ontology.ttl")
-    if to_endpoint:
-        from ..sparql import load_endpoint
-
-        status = load_endpoint(serialize(g, "nt"), to_endpoint, graph)
-        click.echo(f"loaded {len(g)} triples into {to_endpoint} (HTTP {status})")
-        return
-    text = serialize(g, fmt)
-    if output:
-        from ..cache import atomic_write
-
-        try:
-            atomic_write(output, text)
-        except OSError as exc:
-            raise AtlasError(f"cannot write the export: {exc}", Location(output)) from None
-        click.echo(f"wrote {len(g)} triples to {output}", err=True)
-    else:
-        sys.stdout.write(text)
+    finish(commands.export(fmt, output, to_endpoint, graph, data_dir))

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import click
 
-from .common import data_option, day_callback, get_atlas
-
-
+from .. import commands
+from .common import data_option, finish, table_option
 
 
 @click.command("map")
@@ -13,9 +12,8 @@ from .common import data_option, day_callback, get_atlas
               show_default=True,
               help="Directory to write the site into: index.html (overview), timeline.html, "
                    "concepts/<id>.html, explorer.html, flow-<id>.html.")
-@click.option("--as-of", "as_of", metavar="DATE", callback=day_callback, default=None,
-              help="Initial date of the page's as-of control (default: the atlas cut-off); "
-                   "concepts first visible later start greyed out.")
+@table_option("as_of", help="Initial date of the page's as-of control (default: the atlas cut-off); "
+                           "concepts first visible later start greyed out.")
 @click.option("--force", is_flag=True,
               help="Write into a non-empty folder that has no atlas-map.json, and replace pages "
                    "the map wrote that were edited since. Files the map did not write are never "
@@ -34,9 +32,4 @@ def map_(out_dir, as_of, force, data_dir):
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01
     """
-    from ..htmlmap import build_site
-
-    atlas = get_atlas(data_dir)
-    paths = build_site(atlas, out_dir, as_of=as_of, force=force)
-    click.echo(f"wrote {len(paths)} page{'s' if len(paths) != 1 else ''} to {str(out_dir).rstrip('/')}/ "
-               f"(open {paths[0]})")
+    finish(commands.site(out_dir, as_of, force, data_dir))

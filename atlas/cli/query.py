@@ -5,17 +5,12 @@ from __future__ import annotations
 import click
 
 from .. import commands, queries
-from .common import common_options, day_callback, finish, lang_option, table_option
+from .common import common_options, finish, lang_option, table_option
 
 LANG = lang_option
-
-
-
-
-AS_OF = click.option("--as-of", callback=day_callback, default=None, metavar="DATE",
-                     help="Show the atlas as visible on DATE (YYYY-MM-DD): concepts whose first "
-                          "sighting is later are MARKED 'not yet visible' (never hidden); concepts "
-                          "without any sighting are marked 'undated'.")
+AS_OF = table_option("as_of", help="Show the atlas as visible on DATE (YYYY-MM-DD): concepts whose first "
+                                   "sighting is later are MARKED 'not yet visible' (never hidden); "
+                                   "concepts without any sighting are marked 'undated'.")
 
 
 @click.command(context_settings={"ignore_unknown_options": False})

@@ -28,8 +28,8 @@ def serve(mcp_, data_dir):
     except ImportError:
         raise AtlasError("the MCP server needs the optional extra", Location("--mcp"),
                          "pip install 'ascend-atlas[mcp]'") from None
-    from ..index import load_atlas
     from ..mcpserver import serve as run
+    from ..opened import Opened
 
-    load_atlas(data_dir)  # a broken atlas fails here, with located problems, before the protocol starts
+    Opened(data_dir).atlas  # a broken atlas fails here, with located problems, before the protocol starts
     run(data_dir)

@@ -14,7 +14,8 @@ import importlib
 _EXPORTS = {"RefreshReport": "report", "RepoRow": "report",
             "VerifyReport": "verify", "PinRow": "verify", "read_state": "timeline",
             "write_state": "timeline",
-            "account_repositories": "accounts", "RepoAccount": "accounts"}
+            "account_repositories": "accounts", "RepoAccount": "accounts",
+            "account_undated": "accounts", "UndatedAccount": "accounts"}
 __all__ = sorted(_EXPORTS)
 
 

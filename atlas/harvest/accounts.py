@@ -19,7 +19,7 @@ are readable starts git (one `git cat-file --batch-check`).
 from __future__ import annotations
 
 from ..errors import AtlasError
-from ..model import Atlas, Record, utc_day
+from ..model import Atlas, F, Record, utc_day
 from ..paths import repos_root as default_repos_root
 from . import locate
 
@@ -118,3 +118,34 @@ def _state(rid, repo, acc, root, mapping, harvest, check_objects) -> tuple[str, 
     if head and head != harvest.head:
         notes.append(f"the branch moved to {head[:12]} since: run atlas refresh")
     return "harvested", "; ".join(notes)
+
+
+class UndatedAccount(Record):
+    """A concept that no sighting dates, and why (see `Atlas.why_undated`); `detail` gives, per
+    repository concerned, its state in the accounts (e.g. not-cloned; the reason is on its row)."""
+
+    concept: str
+    reason: str
+    repos: list = F(list)
+    detail: str = ""
+    note: dict = F(dict)
+
+    def to_plain(self) -> dict:
+        return {n: getattr(self, n) for n in self._fields}
+
+
+def account_undated(atlas: Atlas, accounts: list[RepoAccount]) -> list[UndatedAccount]:
+    """Every concept without a dated sighting, sorted by id, with the reason and, for the
+    repositories that hold it, their state in `accounts` (not-cloned, no-public-url, ...)."""
+    states = {a.repo: a for a in accounts}
+    out = []
+    for c in sorted(atlas.concepts, key=lambda c: c.id):
+        why = atlas.why_undated(c.id)
+        if why is None:
+            continue
+        reason, repos = why
+        detail = "; ".join(f"{r}: {states[r].state}" for r in repos if r in states)
+        note = c.undated.note if c.undated else None
+        out.append(UndatedAccount(c.id, reason, list(repos), detail,
+                                  {"en": note.en, "zh": note.zh} if note else {"en": "", "zh": ""}))
+    return out

@@ -1,15 +1,14 @@
 """The single-pass scanner: first visible commit of many probes on a first-parent mainline.
 
 One ``git log --first-parent --diff-merges=first-parent --no-renames -p -U0 --reverse`` stream is read
-in large chunks for all probes of a repository together (see docs/history.md). Terms are literal
-byte strings (UTF-8); one compiled regex of the escaped terms finds candidate lines, and
-``bytes.count`` counts the occurrences on each ``+``/``-`` line. Paths come from the ``diff --git`` /
-``new file mode`` headers. git runs through gitpython's command interface (``Git.execute``).
+in large chunks for all probes of a repository together (see docs/history.md). The stream is cut
+into commits, and each commit's diff is handed to one matcher per probe method (`methods/`: a term
+is counted on the ``+``/``-`` lines, a path is seen in the ``new file mode`` headers), which say
+what became visible at that commit. git runs through gitpython's command interface (``Git.execute``).
 """
 from __future__ import annotations
 
 import queue
-import re
 import subprocess
 import threading
 
@@ -23,6 +22,7 @@ import git as gitpython
 from git.exc import GitCommandNotFound
 
 from ..errors import AtlasError, Location
+from .gitformat import _UNREADABLE, Commit, GitError, _first_line
 
 MARK = b"\x00\x01"
 FORMAT = "--format=%x00%x01%H %P%x00%cI%x00%aI"
@@ -34,43 +34,31 @@ CONFIG = [
 DIFF = ["-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv",
         "--src-prefix=a/", "--dst-prefix=b/"]
 CHUNK = 1 << 20
-# how git says a blob is not in the object store (a partial clone says the second when it may not
-# fetch from its promisor remote)
-_UNREADABLE = re.compile(rb"unable to read ([0-9a-f]{40,64})|could not fetch ([0-9a-f]{40,64}) from "
-                         rb"promisor remote")
 # git may not use any transport while it reads history (a partial clone would otherwise fetch
 # missing blobs over the network); `fetch_missing=True` lifts this
 NO_TRANSPORT = "none"
-_ESC = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12,
-        ord("r"): 13, ord('"'): 34, ord("\\"): 92}
 
 
-@dataclass
-class Commit:
-    sha: str
-    parents: list[str]
-    committer_date: str
-    author_date: str
+Key = tuple[str, str]  # (method, value as scanned)
 
 
 @dataclass
 class Scan:
-    """What one pass found: probe -> first commit, and how much it read."""
+    """What one pass found: (method, value) -> first commit, and how much it read."""
 
-    terms: dict[str, Commit] = field(default_factory=dict)
-    paths: dict[str, Commit] = field(default_factory=dict)
+    found: dict[Key, Commit] = field(default_factory=dict)
     commits: int = 0
     skipped_paths: list[str] = field(default_factory=list)
     # when blobs are missing: blob sha -> the paths it was read at
     missing: dict[str, list[str]] = field(default_factory=dict)
-    # terms found where a missing blob at an earlier commit could hold an earlier appearance
-    # (term -> the missing blobs, oldest first), and terms not found that a missing blob could hold
-    earlier: dict[str, list[str]] = field(default_factory=dict)
-    unknown: list[str] = field(default_factory=list)
+    # values found where a missing blob at an earlier commit could hold an earlier appearance (key ->
+    # the missing blobs, oldest first), and values not found that a missing blob could hold (only
+    # for methods that read contents: trees alone answer the others)
+    earlier: dict[Key, list[str]] = field(default_factory=dict)
+    unknown: list[Key] = field(default_factory=list)
 
 
-class GitError(AtlasError):
-    pass
+Wants = dict  # method name -> (the method, the values to scan for)
 
 
 class Repo:
@@ -133,24 +121,24 @@ class Repo:
 
     # -- the scan ------------------------------------------------------------------------
 
-    def scan(self, revs: list[str], terms: list[str], paths: list[str], *, first_parent=True,
-             progress=None) -> Scan:
-        """First commit (in --reverse order of `revs`) at which each term / path is visible.
+    def scan(self, revs: list[str], wants: Wants, *, first_parent=True, progress=None) -> Scan:
+        """First commit (in --reverse order of `revs`) at which each wanted value is visible;
+        `wants` maps a method's name to (the method, its values).
 
         `revs` are rev-list arguments (e.g. [cutoff_head] or [new, '^old']). When blobs are missing
         (git dies with `unable to read <sha>`, or a partial clone may not fetch), one `--raw` pass
         lists the blobs of the history, the object store says which are absent, and the scan runs
         again without the paths they were read at (`skipped_paths`). The readable versions of
-        those paths are then searched one by one, and every term is marked: found where no missing
-        blob could hold an earlier appearance (exact), found but a missing blob at an earlier
-        commit could hold it (`earlier`), or not found while a missing blob could hold it
-        (`unknown`). Path probes need trees only and stay exact.
+        those paths are then searched one by one, and every value of a method that reads contents
+        is marked: found where no missing blob could hold an earlier appearance (exact), found but
+        a missing blob at an earlier commit could hold it (`earlier`), or not found while a missing
+        blob could hold it (`unknown`). Methods that need trees only stay exact.
         """
         walk = (["--first-parent", "--diff-merges=first-parent"] if first_parent
                 else ["--topo-order", "--diff-merges=first-parent"])
         base = ["log", *walk, *DIFF, "--reverse", FORMAT, *revs, "--"]
         proc = self.popen(*base)
-        result, err = _read(proc, terms, paths, progress)
+        result, err = _read(proc, wants, progress)
         if err is None:
             return result
         if not _UNREADABLE.search(err):
@@ -164,30 +152,29 @@ class Repo:
         skipped = sorted({p for ps in missing.values() for p in ps})
         excl = [f":(exclude,literal){p}" for p in skipped]
         proc = self.popen(*base[:1], "--full-history", *base[1:], *excl)
-        result, err = _read(proc, terms, paths, progress)
+        result, err = _read(proc, wants, progress)
         if err is not None:
             raise GitError(f"{self.name}: git log failed even without the {len(skipped)} paths "
                            f"whose blobs are missing: {_first_line(err)}", Location(self.name))
         result.skipped_paths = skipped
         result.missing = {b: sorted(ps) for b, ps in missing.items()}
-        self._settle(result, history, set(skipped), terms, paths)
+        self._settle(result, history, set(skipped), wants)
         return result
 
-    def _settle(self, result: Scan, history: "_History", skipped: set[str], terms, paths):
-        """Complete a scan that left out the paths whose blobs are missing: the terms in the
-        readable versions of those paths, what the missing blobs leave unknown or possibly
-        earlier, and path probes satisfied by a skipped file."""
+    def _settle(self, result: Scan, history: "_History", skipped: set[str], wants: Wants):
+        """Complete a scan that left out the paths whose blobs are missing: each method adds what the
+        readable versions of those paths show; for the methods that read contents, what the missing
+        blobs leave unknown or possibly earlier is marked."""
         order = {c.sha: i for i, c in enumerate(history.commits)}
         first_missing = _first_missing(history)
-        contents = self._skipped_contents(history, skipped) if terms else {}
-        for t in dict.fromkeys(terms):
-            _settle_term(result, t, history, order, skipped, contents)
-            hit = result.terms.get(t)
-            if hit is None:
-                result.unknown.append(t)
-            elif first_missing is not None and first_missing < order.get(hit.sha, -1):
-                result.earlier[t] = _missing_until(history, order[hit.sha])
-        _settle_paths(result, history, order, skipped, paths)
+        reading = any(m.reads_contents and values for m, values in wants.values())
+        contents = self._skipped_contents(history, skipped) if reading else {}
+        for name, (m, values) in wants.items():
+            found = {v: c for (n, v), c in result.found.items() if n == name}
+            m.settle(found, history, order, skipped, contents, values)
+            result.found.update({(name, v): c for v, c in found.items()})
+            if m.reads_contents:
+                _mark_uncertain(result, name, values, history, order, first_missing)
 
     def _skipped_contents(self, history: "_History", skipped: set[str]) -> dict[str, bytes]:
         """The readable versions of the skipped paths (binary ones, which git would not diff, are
@@ -248,44 +235,6 @@ class Repo:
         for line in out.decode().split():
             (edge if line.startswith("-") else inside).append(line.lstrip("-"))
         return inside, edge
-
-    def holding_term(self, term: str, commits: list[str],
-                     unreadable: dict[str, list[str]] | None = None) -> set[str]:
-        """The commits whose tree has `term` in some file (`git grep -F`).
-
-        git grep reports a blob it cannot read on stderr and goes on (exit 0 or 1): such blobs
-        are added to `unreadable` (blob -> paths), since the answer says nothing about them."""
-        found: set[str] = set()
-        for i in range(0, len(commits), 256):
-            batch = commits[i:i + 256]
-            status, out, err = self.run("grep", "-F", "-l", "-z", "-I", "-e", term, *batch, "--",
-                                        check=False)
-            blobs = _unreadable_blobs(err)
-            if blobs and unreadable is not None:
-                for b, ps in blobs.items():
-                    unreadable.setdefault(b, [])
-                    unreadable[b] = sorted(set(unreadable[b]) | set(ps))
-            if status not in (0, 1) or (blobs and unreadable is None):
-                raise GitError(f"{self.name}: git grep failed: {_first_line(err)}",
-                               Location(self.name))
-            for item in out.split(b"\x00"):
-                if item:
-                    found.add(item.split(b":", 1)[0].decode())
-        return found
-
-    def holding_path(self, probe: str, commits: list[str]) -> set[str]:
-        """The commits whose tree has a file at or under `probe` (`git ls-tree`)."""
-        found: set[str] = set()
-        for sha in commits:
-            status, out, err = self.run("ls-tree", "-r", "-z", "--name-only", sha, "--", probe,
-                                        check=False)
-            if status:
-                raise GitError(f"{self.name}: cannot read the tree of {sha[:12]} (corrupt "
-                               f"repository?): {_first_line(err)}", Location(self.name))
-            names = [n.decode("utf-8", "surrogateescape") for n in out.split(b"\x00") if n]
-            if any(_under(n, probe) for n in names):
-                found.add(sha)
-        return found
 
     def commit(self, sha: str) -> Commit:
         _, out, _ = self.run("show", "-s", FORMAT, sha)
@@ -357,25 +306,6 @@ class _History:
         return {b: blobs[b] for b in self.absent}
 
 
-_GREP_UNREADABLE = re.compile(rb"'[0-9a-f]{4,64}:([^\n]*)': unable to read ([0-9a-f]{40,64})")
-
-
-def _unreadable_blobs(err: bytes) -> dict[str, list[str]]:
-    """blob -> paths, for the blobs that `git grep` (or `git log`) said it could not read."""
-    out: dict[str, set[str]] = {}
-    for m in _GREP_UNREADABLE.finditer(err):
-        out.setdefault(m.group(2).decode(), set()).add(m.group(1).decode("utf-8", "surrogateescape"))
-    for m in _UNREADABLE.finditer(err):
-        out.setdefault((m.group(1) or m.group(2)).decode(), set())
-    return {b: sorted(ps) for b, ps in out.items()}
-
-
-def _first_line(err: bytes) -> str:
-    text = err.decode("utf-8", "replace").strip()
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    return lines[-1] if lines else "(no message)"
-
-
 def _first_missing(history: "_History") -> int | None:
     """The index of the first commit whose tree holds a missing blob: where one is written, or the
     one before a change that replaces it; None when no commit does."""
@@ -388,15 +318,16 @@ def _first_missing(history: "_History") -> int | None:
     return None
 
 
-def _settle_term(result: Scan, t: str, history: "_History", order, skipped, contents) -> None:
-    """A term found in a readable version of a skipped path before the scan's answer replaces it."""
-    needle = t.encode("utf-8")
-    for i, c in enumerate(history.commits):
-        if t in result.terms and order.get(result.terms[t].sha, -1) <= i:
-            return
-        if any(p in skipped and needle in contents.get(new, b"") for p, _old, new, _st in c.changes):
-            result.terms[t] = c.commit()
-            return
+def _mark_uncertain(result: Scan, name: str, values: list[str], history: "_History", order: dict[str, int],
+                    first_missing: int | None) -> None:
+    """A value not found is unknown (a missing blob could hold it); one found after the first
+    commit with a missing blob may have appeared earlier, in a blob the clone lacks."""
+    for v in dict.fromkeys(values):
+        hit = result.found.get((name, v))
+        if hit is None:
+            result.unknown.append((name, v))
+        elif first_missing is not None and first_missing < order.get(hit.sha, -1):
+            result.earlier[(name, v)] = _missing_until(history, order[hit.sha])
 
 
 def _missing_until(history: "_History", at: int) -> list[str]:
@@ -409,65 +340,9 @@ def _missing_until(history: "_History", at: int) -> list[str]:
         for b in ((old, new) if j < at else (old,)) if b in missing))
 
 
-def _settle_paths(result: Scan, history: "_History", order, skipped, paths) -> None:
-    """A path probe can be satisfied by a skipped file: take the earlier of both answers."""
-    for c in history.commits:
-        for path, _old, _new, status in c.changes:
-            if status != "A" or path not in skipped:
-                continue
-            for probe in paths:
-                old = result.paths.get(probe)
-                if old is not None and order.get(old.sha, -1) <= order[c.sha]:
-                    continue
-                if _under(path, probe):
-                    result.paths[probe] = c.commit()
-
-
-def _under(path: str, probe: str) -> bool:
-    return path == probe or path.startswith(probe + "/")
-
-
-def unquote(raw: bytes) -> bytes:
-    """Undo git's C-style quoting of a path (the quotes included)."""
-    out = bytearray()
-    i, n = 1, len(raw) - 1
-    while i < n:
-        ch = raw[i]
-        if ch == 92 and i + 1 < n:
-            nxt = raw[i + 1]
-            if 48 <= nxt <= 55:
-                out.append(int(raw[i + 1:i + 4], 8) & 0xFF)
-                i += 4
-                continue
-            out.append(_ESC.get(nxt, nxt))
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return bytes(out)
-
-
-def header_path(rest: bytes) -> str:
-    """The path of a `diff --git a/P b/P` header (no renames: both sides are the same path)."""
-    if rest.startswith(b'"'):
-        end = 1
-        while end < len(rest):
-            if rest[end] == 92:
-                end += 2
-                continue
-            if rest[end] == 34:
-                break
-            end += 1
-        p = unquote(rest[:end + 1])[2:]
-    else:
-        n = (len(rest) - 5) // 2
-        p = rest[2:2 + n]
-    return p.decode("utf-8", "surrogateescape")
-
-
-def _read(proc, terms: list[str], paths: list[str], progress) -> tuple[Scan, bytes | None]:
+def _read(proc, wants: Wants, progress) -> tuple[Scan, bytes | None]:
     """Parse one log stream. Returns (result, None) or (partial result, stderr) on failure."""
-    parser = _Parser(terms, paths, progress)
+    parser = _Parser(wants, progress)
     chunks = _Pump(proc.stdout)
     buf = b"\n"
     eof = False
@@ -545,25 +420,16 @@ class _Pump:
 
 
 class _Parser:
-    def __init__(self, terms, paths, progress):
+    """Cuts the log stream into commits and hands each commit's diff to the matchers."""
+
+    def __init__(self, wants: Wants, progress):
         self.result = Scan()
-        self.active = {t.encode("utf-8"): t for t in dict.fromkeys(terms)}
-        self.counts = {t: 0 for t in self.active}
-        self.pending = set(paths)
-        self.rx = self._compile()
+        self.matchers = {name: m.matcher(values) for name, (m, values) in wants.items()}
         self.cur: Commit | None = None
-        self.touched: set[bytes] = set()
-        self.new_paths: set[str] = set()
         self.progress = progress
 
-    def _compile(self):
-        if not self.active:
-            return None
-        alt = b"|".join(re.escape(t) for t in sorted(self.active, key=len, reverse=True))
-        return re.compile(alt)
-
     def done(self) -> bool:
-        return not self.active and not self.pending
+        return all(m.done() for m in self.matchers.values())
 
     def feed(self, data: bytes) -> bool:
         """Process a block that starts just after a newline and ends with one.
@@ -574,7 +440,8 @@ class _Parser:
             nxt = data.find(marker, pos)
             seg_end = len(data) if nxt < 0 else nxt + 1
             if self.cur is not None and seg_end > pos:
-                self._segment(data, pos, seg_end)
+                for m in self.matchers.values():
+                    m.segment(data, pos, seg_end)
             if nxt < 0:
                 return False
             line_end = data.find(b"\n", nxt + 1)
@@ -595,70 +462,13 @@ class _Parser:
             self._commit_done()
             self.cur = None
 
-    def _segment(self, data: bytes, start: int, end: int) -> None:
-        if self.rx is not None:
-            self._count_terms(data, start, end)
-        if self.pending:
-            self._find_new_paths(data, start, end)
-
-    def _count_terms(self, data: bytes, start: int, end: int) -> None:
-        """Count the active terms on the added (+1) and removed (-1) lines of the segment."""
-        last = -1
-        for m in self.rx.finditer(data, start, end):
-            ls = data.rfind(b"\n", 0, m.start()) + 1
-            if ls == last:
-                continue
-            last = ls
-            first = data[ls]
-            if first != 43 and first != 45:  # '+' / '-'
-                continue
-            if data.startswith((b"+++ ", b"--- "), ls) and self._in_header(data, ls):
-                continue
-            le = data.find(b"\n", ls)
-            line = data[ls + 1:le]
-            sign = 1 if first == 43 else -1
-            for t in self.active:
-                c = line.count(t)
-                if c:
-                    self.counts[t] += sign * c
-                    self.touched.add(t)
-
-    def _find_new_paths(self, data: bytes, start: int, end: int) -> None:
-        """The pending path probes that a file added in the segment (`new file mode`) lies under."""
-        p = data.find(b"\nnew file mode", max(start - 1, 0), end)
-        while p >= 0:
-            d = data.rfind(b"\ndiff --git ", 0, p)
-            if d >= 0:
-                path = header_path(data[d + 12:data.find(b"\n", d + 1)])
-                for probe in self.pending:
-                    if _under(path, probe):
-                        self.new_paths.add(probe)
-            p = data.find(b"\nnew file mode", p + 1, end)
-
-    @staticmethod
-    def _in_header(data: bytes, ls: int) -> bool:
-        """A `--- `/`+++ ` line is a file header when no hunk (`@@`) started since `diff --git`."""
-        d = data.rfind(b"\ndiff --git ", 0, ls)
-        return data.rfind(b"\n@@", max(d, 0), ls) < 0
-
     def _commit_done(self) -> bool:
         cur = self.cur
+        assert cur is not None
         self.result.commits += 1
-        changed = False
-        for t in self.touched:
-            if self.counts[t] > 0:
-                self.result.terms[self.active.pop(t)] = cur
-                del self.counts[t]
-                changed = True
-            else:
-                self.counts[t] = 0
-        self.touched.clear()
-        for probe in self.new_paths:
-            self.result.paths[probe] = cur
-            self.pending.discard(probe)
-        self.new_paths.clear()
-        if changed:
-            self.rx = self._compile()
+        for name, m in self.matchers.items():
+            for value in m.commit_done(cur):
+                self.result.found[(name, value)] = cur
         if self.progress and self.result.commits % 200 == 0:
             self.progress(self.result.commits)
         return self.done()

@@ -18,6 +18,7 @@ import os
 import re
 from pathlib import Path
 
+from ..bounded import SMALL_FILE, read_bounded
 from ..errors import AtlasError, Location
 from ..model import REPO_RE, Record
 from ..text import PULL_REF_PATTERN, branch_problem
@@ -78,12 +79,15 @@ def local_map(root: Path) -> dict[str, Path]:
     """The mapping in ``root/local.yaml`` (repo id -> path); {} when there is none."""
     f = root / "local.yaml"
     if not f.is_file():
+        if f.exists():  # a folder, a device, a FIFO
+            raise AtlasError("the clone mapping is not a regular file", Location(str(f)),
+                             hint="repos/local.yaml maps `owner/name: path`; remove what is there")
         return {}
     import yaml
 
     try:
-        node = yaml.compose(f.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader",
-                                                                         yaml.SafeLoader))
+        text = read_bounded(f, SMALL_FILE, "clone mapping").decode("utf-8")
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError) as exc:
         raise AtlasError(f"cannot read the clone mapping: {exc}", Location(str(f))) from None
     except yaml.YAMLError as exc:

@@ -14,9 +14,10 @@ from pathlib import Path
 from ..errors import AtlasError, Location, Problem
 from ..model import DEFAULT_CUTOFF, Atlas, F, Probe, Record, RepoHarvest, Sighting, utc_day
 from ..paths import repos_root as default_repos_root
-from ..text import day
+from ..text import day, not_a_day
 from . import locate
 from .lock import DataLock
+from .methods import REGISTRY
 from .report import RefreshReport, RepoRow
 from .timeline import FILENAME, merge, read_state, sighting_key, write_state
 
@@ -26,7 +27,7 @@ def parse_cutoff(text: str, where: str = "--cutoff") -> date:
     text = str(text)
     parsed = day(text)
     if parsed is None:
-        raise AtlasError(f"not a date: {text!r} (want a day of the calendar, YYYY-MM-DD)", Location(where))
+        raise AtlasError(not_a_day(text), Location(where))
     return date.fromisoformat(parsed)
 
 
@@ -40,24 +41,11 @@ def now_utc() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def normalize_probe(p: Probe) -> tuple[str, str, str]:
-    """(method, value to scan for, '' or why the probe cannot be harvested)."""
-    if p.term and p.path:
-        return "term", p.term, "a probe has either `term` or `path`, not both"
-    if p.term:
-        if "\n" in p.term or "\r" in p.term:
-            return "term", p.term, "a term must be one line (terms are matched within a line)"
-        if not p.term.strip():
-            return "term", p.term, "empty term"
-        return "term", p.term, ""
-    path = (p.path or "").strip().replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    path = path.strip("/")
-    parts = path.split("/")
-    if not path or any(x in ("", ".", "..") for x in parts) or "\n" in path:
-        return "path", p.path, f"not a path inside the repository: {p.path!r}"
-    return "path", path, ""
+def normalize_probe(p: Probe) -> tuple[str, str]:
+    """(value to scan for, '' or why the probe cannot be harvested), by the probe's method."""
+    if p.method not in REGISTRY:
+        return p.value, f"unknown probe method {p.method!r}"
+    return REGISTRY[p.method].normalize(p.value)
 
 
 class _Want(Record):
@@ -100,12 +88,27 @@ class _Findings(Record):
 
 
 def _hits(scan, wants) -> dict:
-    hits = {}
+    return {(w.method, w.scan): scan.found[(w.method, w.scan)] for w in wants if (w.method, w.scan) in scan.found}
+
+
+def _wanted(wants) -> dict:
+    """What a scan looks for: method name -> (the method, the values), from the probes planned."""
+    out: dict[str, tuple] = {}
     for w in wants:
-        found = (scan.terms if w.method == "term" else scan.paths).get(w.scan)
-        if found is not None:
-            hits[(w.method, w.scan)] = found
-    return hits
+        out.setdefault(w.method, (REGISTRY[w.method], []))[1].append(w.scan)
+    return out
+
+
+class Outcome(Record):
+    """What one repository's job hands back to the run: its report row, its problems, the harvest
+    (None when nothing was harvested), its sightings and the keys (concept, method, value) of the
+    probes it covered."""
+
+    row: RepoRow
+    problems: list = F(list)
+    harvest: RepoHarvest | None = None
+    sightings: list = F(list)
+    keys: list = F(list)
 
 
 def _with_earlier_blobs(s: Sighting, blobs: list[str]) -> Sighting:
@@ -166,7 +169,7 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
     old_s_by = {sighting_key(s): s for s in old_s}
     mapping = locate.local_map(root) if root.is_dir() else {}
 
-    done: dict[str, tuple] = {}
+    done: dict[str, Outcome] = {}
     waiting: list[_RepoJob] = []
     for rid in sorted(groups):
         if not groups[rid]:
@@ -227,7 +230,7 @@ def _no_probes(atlas, rid, root) -> tuple:
     row = RepoRow(rid, probes=0)
     row.status = "no-probes"
     row.messages.append(_why_no_harvest(atlas, rid, root))
-    return row, [], None, [], []
+    return Outcome(row)
 
 
 def _collect(report, done, old_sightings, concept_ids):
@@ -238,16 +241,16 @@ def _collect(report, done, old_sightings, concept_ids):
     drop: set = set()
     in_scope = set(concept_ids) if concept_ids else None
     for rid in sorted(done):
-        row, problems, harvest, sightings, keys = done[rid]
-        report.rows.append(row)
-        report.problems.extend(problems)
-        if row.status == "no-probes":
+        out = done[rid]
+        report.rows.append(out.row)
+        report.problems.extend(out.problems)
+        if out.row.status == "no-probes":
             continue
-        if harvest is not None:
-            new_h.append(harvest)
-        new_s.extend(sightings)
-        if row.status != "failed":
-            drop |= _gone(old_sightings, rid, keys, in_scope)
+        if out.harvest is not None:
+            new_h.append(out.harvest)
+        new_s.extend(out.sightings)
+        if out.row.status != "failed":
+            drop |= _gone(old_sightings, rid, out.keys, in_scope)
     return new_h, new_s, drop
 
 
@@ -266,9 +269,9 @@ def _write(tpath, cutoff, new_h, new_s, drop, done, concept_ids, everything) -> 
     `everything` is the set of listed repositories when the run covered all of them."""
     cur_h, cur_s = read_state(tpath)
     in_scope = set(concept_ids) if concept_ids else None
-    for rid, (row, _problems, _harvest, _sightings, keys) in done.items():
-        if row.status not in ("no-probes", "failed"):
-            drop |= _gone(cur_s, rid, keys, in_scope)
+    for rid, out in done.items():
+        if out.row.status not in ("no-probes", "failed"):
+            drop |= _gone(cur_s, rid, out.keys, in_scope)
     if everything is not None:
         drop |= {sighting_key(s) for s in cur_s if s.repo not in everything}
     harvests, sightings = merge(cur_h, cur_s, new_h, new_s, drop)
@@ -300,7 +303,7 @@ def _work(job: "_RepoJob"):
     return job.rid, job.outcome()
 
 
-def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, tuple]:
+def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, Outcome]:
     """Run the jobs, `n` at once in worker processes (in this process when n is 1 or there is
     one job). Progress events of the workers are passed on to `progress` from a thread here."""
     n = max(1, n or os.cpu_count() or 1)
@@ -343,7 +346,7 @@ def _run_jobs(jobs: list["_RepoJob"], n: int | None, progress) -> dict[str, tupl
                     job.row.errors += 1
                     job.problem("harvest-failed", f"{job.rid}: the worker process failed: "
                                 f"{type(exc).__name__}: {exc}")
-                    rid, result = job.rid, (job.row, job.problems, None, [], [])
+                    rid, result = job.rid, Outcome(job.row, job.problems)
                 out[rid] = result
     finally:
         if q is not None:
@@ -368,11 +371,11 @@ class _RepoJob:
         self.wants: dict[tuple[str, str], _Want] = {}
         self.bad: list[tuple[str, Probe, str]] = []
         for cid, p in probes:
-            method, scan, why = normalize_probe(p)
+            scan, why = normalize_probe(p)
             if why:
                 self.bad.append((cid, p, why))
                 continue
-            w = self.wants.setdefault((method, scan), _Want(method, p.value, scan, []))
+            w = self.wants.setdefault((p.method, scan), _Want(p.method, p.value, scan, []))
             w.concepts.append((cid, p))
 
     def keys(self):
@@ -386,12 +389,12 @@ class _RepoJob:
 
     # -- the job -------------------------------------------------------------------------
 
-    def outcome(self) -> tuple:
-        """(row, problems, harvest or None, sightings, probe keys) - what the parent merges."""
+    def outcome(self) -> Outcome:
+        """What the parent merges."""
         t0 = time.perf_counter()
         harvest, sightings = self.run()
         self.row.seconds = round(time.perf_counter() - t0, 3)
-        return self.row, self.problems, harvest, sightings, list(self.keys())
+        return Outcome(self.row, self.problems, harvest, sightings, list(self.keys()))
 
     def weight(self) -> int:
         """A cost estimate for scheduling: the bytes of the clone's packs (0 when unknown)."""
@@ -403,7 +406,7 @@ class _RepoJob:
         except OSError:
             return 0
 
-    def quick(self) -> tuple | None:
+    def quick(self) -> Outcome | None:
         """The outcome when the repository is unchanged since the last harvest (no git), else
         None. Finding the clone and its branch head is pure Python."""
         t0 = time.perf_counter()
@@ -417,7 +420,7 @@ class _RepoJob:
             return None
         harvest, sightings = self._keep(self.old)
         self.row.seconds = round(time.perf_counter() - t0, 3)
-        return self.row, self.problems, harvest, sightings, list(self.keys())
+        return Outcome(self.row, self.problems, harvest, sightings, list(self.keys()))
 
     def _locate(self):
         if self.clone is not None:
@@ -553,7 +556,7 @@ class _RepoJob:
                 if key in plan.kept or key in found.hits:
                     s = self._found(cid, w, key, line, plan, found, now)
                     any_found = True
-                elif w.method == "term" and w.scan in found.unknown:
+                elif key in found.unknown:
                     s = self._unknown(cid, p, w, line, found, g, now)
                 else:
                     s = self._not_found(cid, p, w, line, now)
@@ -574,8 +577,8 @@ class _RepoJob:
         else:
             s = self._sighting(cid, w, found.hits[key], found.intro.get(key), line.shallow, line.head, now,
                                found.intro_doubt.get(key))
-            if w.method == "term" and w.scan in found.earlier:
-                s = _with_earlier_blobs(s, found.earlier[w.scan])
+            if key in found.earlier:
+                s = _with_earlier_blobs(s, found.earlier[key])
         self.row.found += 1
         if s.note and s.precision == "on-or-before" and not any(
                 m.startswith(f"{rid}: precision") for m in self.row.messages):
@@ -673,9 +676,7 @@ class _RepoJob:
             rid, cb = self.rid, self.progress
             cb(rid, 0, total)
             report = lambda n: cb(rid, min(n, total), total)  # noqa: E731
-        terms = [w.scan for w in wants if w.method == "term"]
-        paths = [w.scan for w in wants if w.method == "path"]
-        scan = g.scan(revs, terms, paths, progress=report)
+        scan = g.scan(revs, _wanted(wants), progress=report)
         if self.progress:
             self.progress(self.rid, total, total)
         return scan
@@ -704,9 +705,7 @@ class _RepoJob:
         for sha, keys in by_merge.items():
             c = commits[sha]
             revs = [*c.parents[1:], "^" + c.parents[0]]
-            terms = [k[1] for k in keys if k[0] == "term"]
-            paths = [k[1] for k in keys if k[0] == "path"]
-            side = g.scan(revs, terms, paths, first_parent=False)
+            side = g.scan(revs, _wanted(_Want(m, v, v, []) for m, v in keys), first_parent=False)
             _inside, edge = g.rev_list(revs, boundary=True)
             for b, ps in side.missing.items():
                 met.setdefault(b, set()).update(ps)
@@ -723,28 +722,22 @@ class _RepoJob:
     @staticmethod
     def _introduced(g, revs, edge, side, k) -> tuple:
         """(the side commit that introduced probe `k`, or None; the missing blobs that leave it
-        uncertain, blob -> paths). A term's first commit found in readable content always holds
-        it, so with missing blobs it stays a sound upper bound."""
-        found = (side.terms if k[0] == "term" else side.paths).get(k[1])
-        if k[0] == "path":  # trees only: exact
-            if edge and g.holding_path(k[1], edge):
-                order = g.rev_list(revs)[0]
-                held = g.holding_path(k[1], order)
-                first = next((x for x in order if x in held), None)
-                found = g.commit(first) if first else None
-            return found, {}
+        uncertain, blob -> paths). The first commit found holding the value always holds it, so with
+        missing blobs it stays a sound upper bound; a method that reads trees only is never uncertain."""
+        m = REGISTRY[k[0]]
+        found = side.found.get(k)
         doubt: dict[str, list[str]] = {}
-        if k[1] in side.earlier:
-            doubt = {b: side.missing.get(b, []) for b in side.earlier[k[1]]}
-        elif k[1] in side.unknown:
+        if k in side.earlier:
+            doubt = {b: side.missing.get(b, []) for b in side.earlier[k]}
+        elif k in side.unknown:
             doubt = dict(side.missing)
         unreadable: dict[str, list[str]] = {}
-        if edge and g.holding_term(k[1], edge, unreadable):
+        if edge and m.holding(g, k[1], edge, unreadable):
             order = g.rev_list(revs)[0]
-            held = g.holding_term(k[1], order, unreadable)
+            held = m.holding(g, k[1], order, unreadable)
             first = next((x for x in order if x in held), None)
-            found = g.commit(first) if first else None  # a commit found holds the term: an upper bound
-        for b, ps in unreadable.items():  # git grep could not read them: the answer says nothing of them
+            found = g.commit(first) if first else None
+        for b, ps in unreadable.items():  # git could not read them: the answer says nothing of them
             doubt[b] = sorted(set(doubt.get(b, [])) | set(ps))
         return found, doubt
 
@@ -822,10 +815,6 @@ class _RepoJob:
             self.row.messages.append(f"{self.rid}: {len(old.skipped_paths)} path(s) read without "
                                      "their missing blobs")
         return None, []
-
-
-def _copy(rec, **changes):
-    return type(rec)(**({n: getattr(rec, n) for n in rec._fields} | changes))
 
 
 def _code(exc: AtlasError) -> str:

@@ -11,25 +11,21 @@
 """
 from __future__ import annotations
 
-from ..model import QUESTION_IDS, Atlas, Concept, Flow
+from ..model import QUESTION_IDS
+from ..views import Card, FlowView, answered
 
 NONE_LANE = ""  # key of the lane of concepts that answer none of the questions
 
 
-def answered(concept: Concept) -> list[str]:
-    """The question ids a concept answers, in the questions' order (unknown keys ignored)."""
-    return [q for q in QUESTION_IDS if concept.answers.get(q)]
-
-
-def lane_key(concept: Concept) -> str:
+def lane_key(card: Card) -> str:
     """The lane of a concept: the first question it answers, or '' (none)."""
-    qs = answered(concept)
+    qs = answered(card["answers"])
     return qs[0] if qs else NONE_LANE
 
 
-def marks(concept: Concept) -> list[str]:
+def marks(card: Card) -> list[str]:
     """The other questions a concept answers, shown as a mark on its node."""
-    return answered(concept)[1:]
+    return answered(card["answers"])[1:]
 
 
 def lanes() -> list[str]:
@@ -37,22 +33,18 @@ def lanes() -> list[str]:
     return [*QUESTION_IDS, NONE_LANE]
 
 
-def first_date(atlas: Atlas, ident: str) -> str:
-    first = atlas.first_visible(ident)
-    return first.date if first is not None and first.date else ""
-
-
-def flow_levels(flow: Flow) -> dict[str, int]:
-    """Longest-path level of each step (0 for sources), following `Flow.ordered_steps`.
+def flow_levels(flow: FlowView) -> dict[str, int]:
+    """Longest-path level of each step (0 for sources), following the view's step order (the
+    flow's topological order).
 
     Edges that would go backwards (cycles) are ignored, so every step still gets a level."""
-    order = [s.id for s in flow.ordered_steps()]
+    order = [s["id"] for s in flow["steps"]]
     pos = {sid: i for i, sid in enumerate(order)}
     level = {sid: 0 for sid in order}
     preds: dict[str, list[str]] = {sid: [] for sid in order}
-    for e in flow.edges:
-        if e.source in pos and e.target in pos and pos[e.source] < pos[e.target]:
-            preds[e.target].append(e.source)
+    for e in flow["edges"]:
+        if e["from"] in pos and e["to"] in pos and pos[e["from"]] < pos[e["to"]]:
+            preds[e["to"]].append(e["from"])
     for sid in order:
         if preds[sid]:
             level[sid] = max(level[p] for p in preds[sid]) + 1

@@ -6,13 +6,23 @@ run changes nothing):
 
 - a folder that is absent or empty is the map's: everything is written;
 - a non-empty folder with no manifest is refused, unless `force` is given;
-- a file the manifest lists is replaced (or, when the site no longer has it, removed) if its bytes
+- the manifest is a record, not an authority: a file is replaced or removed only when its name is
+  one the map gives its pages (`PAGE_NAME`: index.html, timeline.html, explorer.html,
+  concepts/<id>.html, flow-<id>.html, vis-network.min.js) *and* its bytes are the bytes the
+  manifest records. An entry of any other name is ignored (and dropped from the next manifest),
+  so a manifest that lists `notes.txt` never costs the user that file;
+- a page the manifest lists is replaced (or, when the site no longer has it, removed) if its bytes
   still match the manifest; if the user changed it, the run is refused unless `force` is given;
 - a file the manifest does not list is never modified or removed, `force` or not: a page name
   that is taken by such a file (or a folder, or a link) is refused and named; the one exception
   is a regular file whose bytes already equal the new page, which is adopted as it is;
 - a symbolic link is never followed: not for a page, not for `concepts/`, not for the manifest.
   A link the manifest lists (the user put it in place of a page) counts as a changed file.
+
+One run at a time writes into a folder: a run holds a lock on the folder itself (`flock`; on
+Windows on the hidden file `.atlas-map.lock` in it) from reading the manifest to writing the
+last one, and a second run waits for it (saying so on standard error), so the manifest always
+describes the pages.
 
 Every file goes through `cache.atomic_write` (temporary file, fsync, rename), so a reader or a
 crash sees the old page or the new one. The manifest is written before the pages with both the
@@ -25,13 +35,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
 from .. import cache
 from ..errors import AtlasError
+from ..lockfile import FolderLock
 
 MANIFEST = "atlas-map.json"
+LOCK = ".atlas-map.lock"
+_ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # model.ID_RE: a concept or flow id
+PAGE_NAME = re.compile(rf"(?:index|timeline|explorer)\.html|concepts/{_ID}\.html|flow-{_ID}\.html|vis-network\.min\.js")
+_MAX_MANIFEST = 16 * 1024 * 1024  # bytes read of a manifest at most (the bundled atlas's is 20 KB)
 _FORMAT = 1
 _MAX_NAMED = 8
 
@@ -70,7 +86,11 @@ def read_manifest(out: Path) -> dict[str, set[str]] | None:
                          "the map does not follow it", str(path),
                          hint="remove it, or write the site into another folder")
     try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
+        with open(path, "rb") as fh:
+            raw = fh.read(_MAX_MANIFEST + 1)
+        if len(raw) > _MAX_MANIFEST:
+            raise ValueError(f"larger than {_MAX_MANIFEST // 2**20} MB")
+        doc = json.loads(raw.decode("utf-8"))
         files = doc["files"]
         pending = doc.get("pending", {})
         if doc.get("format") != _FORMAT or not isinstance(files, dict) or not isinstance(pending, dict):
@@ -137,10 +157,15 @@ class Plan:
 
 
 def _file_hash(path: Path) -> str | None:
+    """sha256 of a file's bytes, read in blocks (a page name can hold a huge file of the user's)."""
+    h = hashlib.sha256()
     try:
-        return sha256(path.read_bytes())
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
     except OSError:
         return None
+    return h.hexdigest()
 
 
 def _plan_page(plan: Plan, out: Path, rel: str, data: bytes, owned: dict[str, set[str]]) -> None:
@@ -204,7 +229,7 @@ def check_folder(out: Path, force: bool = False) -> dict[str, set[str]]:
 def plan_site(out: Path, files: dict[str, bytes], force: bool = False) -> tuple[Plan, dict]:
     """Check the folder `out` for writing `files` (relative path -> bytes). Raises AtlasError
     naming the folder and the files in the way when the run must not go ahead."""
-    owned = check_folder(out, force)
+    owned = {rel: hashes for rel, hashes in check_folder(out, force).items() if PAGE_NAME.fullmatch(rel)}
     plan = Plan()
     for rel in sorted(files):
         _plan_page(plan, out, rel, files[rel], owned)
@@ -243,13 +268,22 @@ def _replace(out: Path, rel: str, data: bytes) -> None:
 
 
 def write_site(out, files: dict[str, bytes], force: bool = False) -> None:
-    """Write `files` (relative path -> bytes) into the folder `out` under the rules above."""
-    out = Path(out)
+    """Write `files` (relative path -> bytes) into the folder `out` under the rules above, holding
+    the folder's lock (a second run into the same folder waits)."""
+    out = Path(os.path.abspath(out))
+    if _lstat(out) is None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise AtlasError(f"cannot create the output folder: {exc.strerror}", str(out)) from exc
+    elif not out.is_dir():
+        raise AtlasError("the output path exists and is not a folder", str(out))
+    with FolderLock(out, f"another `atlas map` is writing into {out}", LOCK, wait=True):
+        _write_locked(out, files, force)
+
+
+def _write_locked(out: Path, files: dict[str, bytes], force: bool) -> None:
     plan, owned = plan_site(out, files, force)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AtlasError(f"cannot create the output folder: {exc.strerror}", str(out)) from exc
     final = {rel: sha256(data) for rel, data in files.items()}
     pending = {rel: sorted(owned.get(rel, set()) | {final[rel]}) for rel in plan.write}
     pending.update({rel: sorted(owned[rel]) for rel in plan.remove})

@@ -15,8 +15,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..model import Atlas
+from ..model import utc_day
 from ..text import width
+from ..views import AtlasViews
 
 LABEL_X = 12  # px of left margin before the lane labels
 X0 = 230  # px where the month scale starts
@@ -174,31 +175,16 @@ class Scale:
         return ";".join(f"{g.m0},{g.m1},{g.x0:g},{g.w:g}" for g in self.segments)
 
 
-def commit_url(atlas: Atlas, repo_id: str, sha: str) -> str:
-    from .site import safe_url
-
-    if not sha:
-        return ""
-    repo = atlas.repo_by_id.get(repo_id)
-    base = safe_url(repo.urls[0]).rstrip("/") if repo and repo.urls else ""
-    if base.endswith(".git"):
-        base = base[:-4]
-    return f"{base or 'https://github.com/' + repo_id}/commit/{sha}"
-
-
-def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
-    firsts = []
-    for c in sorted(atlas.concepts, key=lambda c: c.id):
-        s = atlas.first_visible(c.id)
-        if s is not None and s.date:
-            firsts.append((c, s))
-    dates = [s.date for _, s in firsts]
-    lo = min(dates + [atlas.cutoff, as_of])
-    hi = max(dates + [atlas.cutoff, as_of])
+def layout_timeline(v: AtlasViews, as_of: str) -> TimelineLayout:
+    cutoff = v["cutoff"]
+    firsts = [(c, c["first_visible"]) for c in v["cards"] if c["first_visible"] and c["first_visible"]["date"]]
+    dates = [utc_day(f["date"]) for _, f in firsts]
+    lo = min(dates + [cutoff, as_of])
+    hi = max(dates + [cutoff, as_of])
     start = (int(lo[:4]), int(lo[5:7]))
     end = (int(hi[:4]), int(hi[5:7]))
     months = (end[0] - start[0]) * 12 + end[1] - start[1] + 1
-    kept = {int(_month_index(d, start)) for d in dates + [atlas.cutoff, as_of]}
+    kept = {int(_month_index(d, start)) for d in dates + [cutoff, as_of]}
     scale = Scale(start, months, kept)
     ticks = []
     gap_starts = {g.m0 for g in scale.gaps()}
@@ -215,13 +201,12 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
         ticks.append(Tick(x, calendar.month_abbr[m], str(y) if opens else ""))
 
     by_repo: dict[str, list[Event]] = {}
-    for c, s in firsts:
-        by_repo.setdefault(s.repo, []).append(Event(
-            concept=c.id, name={"en": c.names.en or c.id, "zh": c.names.zh},
-            label=short_label(c.names.en or c.id), date=s.date, repo=s.repo, sha=s.sha,
-            precision=s.precision, probe=f"{s.method}: {s.value}",
-            commit_url=commit_url(atlas, s.repo, s.sha), x=scale.x(s.date),
-            later=s.date > as_of))
+    for c, f in firsts:
+        en, day = c["names"]["en"] or c["id"], utc_day(f["date"])
+        by_repo.setdefault(f["repo"], []).append(Event(
+            concept=c["id"], name={"en": en, "zh": c["names"]["zh"]}, label=short_label(en), date=day,
+            repo=f["repo"], sha=f["sha"], precision=f["precision"], probe=f"{f['method']}: {f['value']}",
+            commit_url=f["url"], x=scale.x(day), later=day > as_of))
     order = sorted(by_repo, key=lambda r: (min(e.date for e in by_repo[r]), r.lower()))
     lanes = []
     y = TOP
@@ -244,7 +229,7 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
     label_ends = [e.x + MARK_GAP + label_width(e.label) + 10 for lane in lanes for e in lane.events]
     width_px = max([scale.end_x + RIGHT, *label_ends])
     shown = set(order)
-    others = sorted((r.id for r in atlas.repositories if r.id not in shown), key=str.lower)
+    others = sorted((r["id"] for r in v["repositories"] if r["id"] not in shown), key=str.lower)
     gaps = []
     for g in scale.gaps():
         first = start[0] * 12 + start[1] - 1 + g.m0
@@ -254,7 +239,7 @@ def layout_timeline(atlas: Atlas, as_of: str) -> TimelineLayout:
     return TimelineLayout(width=math.ceil(width_px), height=int(y + BOTTOM),
                           start=f"{start[0]:04d}-{start[1]:02d}", months=months, month_w=MONTH_W,
                           segments=scale.encode(), scale_end=scale.end_x, ticks=ticks, gaps=gaps, lanes=lanes,
-                          cutoff=atlas.cutoff, cutoff_x=scale.x(atlas.cutoff), as_of=as_of,
+                          cutoff=cutoff, cutoff_x=scale.x(cutoff), as_of=as_of,
                           as_of_x=scale.x(as_of), others=others,
                           lane_w=max([lane.name_w + LABEL_X for lane in lanes] + [LABEL_X]))
 

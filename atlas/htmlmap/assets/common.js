@@ -71,7 +71,7 @@ var AtlasUI = (function () {
     var ul = el("ul", "evidence");
     (list || []).forEach(function (ev) {
       var li = el("li");
-      add(li, link(ev.href, ev.source || ev.href, "pin"));
+      add(li, link(ev.url, ev.source || ev.url, "pin"));
       if (ev.symbol) add(li, el("code", "symbol", ev.symbol));
       if (ev.confidence) add(li, el("span", "tag", ev.confidence));
       add(li, bi(ev.supports, "div", "supports"));

@@ -10,7 +10,7 @@
   var U = AtlasUI, el = U.el, add = U.add;
   var D = U.data();
   var stepById = {};
-  D.steps.forEach(function (s) { stepById[s.id] = s; });
+  D.flow.steps.forEach(function (s) { stepById[s.id] = s; });
   var recById = {};
   D.nodes.forEach(function (n) { recById[n.id] = n; });
   document.getElementById("flow-title").textContent =
@@ -165,15 +165,15 @@
     add(card, U.bi(s.note, "div", "note"));
     var cs = U.section("Concepts / 概念");
     var ul = el("ul");
-    s.concepts.forEach(function (c) {
-      var li = el("li");
-      if (c.known) {
-        add(li, U.link("concepts/" + c.id + ".html",
-                       (c.names.en || c.id) + (c.names.zh ? " / " + c.names.zh : ""), "concept-link"),
+    s.concepts.forEach(function (cid) {
+      var li = el("li"), names = D.flow.labels[cid];
+      if (names) {
+        add(li, U.link("concepts/" + cid + ".html",
+                       (names.en || cid) + (names.zh ? " / " + names.zh : ""), "concept-link"),
             el("span", null, " \u00b7 "),
-            U.link("explorer.html#concept=" + encodeURIComponent(c.id), "in the explorer / 关系浏览", "explore-link"));
+            U.link("explorer.html#concept=" + encodeURIComponent(cid), "in the explorer / 关系浏览", "explore-link"));
       } else {
-        add(li, el("span", "muted", c.id + " (not in the atlas)"));
+        add(li, el("span", "muted", cid + " (not in the atlas)"));
       }
       add(ul, li);
     });
@@ -202,7 +202,7 @@
   (function () {
     var steps = U.section("Steps / 步骤", "h2");
     var ol = el("ol", "steps");
-    D.steps.forEach(function (s) {
+    D.flow.steps.forEach(function (s) {
       var li = el("li");
       var a = U.link("#step=" + encodeURIComponent(s.id), s.label.en || s.id, "step-link");
       a.addEventListener("click", function (e) {

@@ -25,12 +25,19 @@
   var adj = new Array(N);
   for (var a0 = 0; a0 < N; a0++) adj[a0] = [];
   D.rels.forEach(function (r, k) { adj[r[0]].push([r[1], k]); adj[r[1]].push([r[0], k]); });
-  var incoming = {};
-  D.concepts.forEach(function (c) {
-    c.rels.forEach(function (r) {
-      (incoming[r.to] = incoming[r.to] || []).push({ type: r.type, from: c.id });
+  var claimById = {};
+  D.claims.forEach(function (k) { claimById[k.id] = k; });
+  /* a card's relations, read from its side: those it is the source of, and those it is the target of */
+  function related(c, direction) {
+    var out = [];
+    c.relations.forEach(function (g) {
+      g.concepts.forEach(function (x) {
+        if (x.direction === direction) out.push({ type: g.type, name: g.relation, id: x.id, note: x.note, evidence: x.evidence });
+      });
     });
-  });
+    return out;
+  }
+  function repoIds(c) { return c.repositories.map(function (r) { return r.id; }); }
 
   var nodes = new vis.DataSet([]);
   var edges = new vis.DataSet([]);
@@ -42,13 +49,13 @@
   D.kinds.forEach(function (k) { state.kinds[k.id] = true; });
   var drawn = [], lanesDrawn = [], rerouted = [], lastFit = null;
 
-  function visibleAt(c) { return !c.first || !c.first.date || c.first.date <= state.asOf; }
+  function visibleAt(c) { return !D.days[c.id] || D.days[c.id] <= state.asOf; }
   function passes(c) {
     if (c.id === state.selected) return true;
     if (c.kind in state.kinds && !state.kinds[c.kind]) return false;
     if (state.question === "_none") { if (Object.keys(c.answers).length) return false; }
     else if (state.question && !c.answers[state.question]) return false;
-    if (state.repo && c.repos.indexOf(state.repo) < 0) return false;
+    if (state.repo && repoIds(c).indexOf(state.repo) < 0) return false;
     if (state.lifecycle && c.lifecycle.status !== state.lifecycle) return false;
     if (state.hide && !visibleAt(c)) return false;
     return true;
@@ -57,7 +64,7 @@
     var c = byId[id];
     return c ? (c.names.en || c.id) + (c.names.zh && c.names.zh !== c.names.en ? " / " + c.names.zh : "") : id;
   }
-  function dateOf(id) { var c = byId[id]; return c.first && c.first.date ? c.first.date : "9999"; }
+  function dateOf(id) { return D.days[id] || "9999"; }
 
   /* ---- layout of the visible set ----
      Lanes left to right; inside a lane, concepts go down by first visible date. A lane with
@@ -515,27 +522,27 @@
       if (p[1].zh) { var zz = el("p", "zh", p[1].zh); zz.lang = "zh"; add(sec, zz); }
       add(card, sec);
     });
-    if (c.hardware.length || c.hardwareNote.en || c.hardwareNote.zh) {
+    if (c.hardware.length || c.hardware_note.en || c.hardware_note.zh) {
       var hs = U.section("Hardware / 硬件");
       var ul = el("ul");
       c.hardware.forEach(function (h) { add(ul, add(el("li"), byId[h] ? conceptLink(h) : el("span", null, h))); });
-      add(hs, ul, U.bi(c.hardwareNote, "div", "note"));
+      add(hs, ul, U.bi(c.hardware_note, "div", "note"));
       add(card, hs);
     }
-    var out = c.rels, inc = incoming[c.id] || [];
+    var out = related(c, "out"), inc = related(c, "in");
     if (out.length || inc.length) {
       var rs = U.section("Relations / 关系");
       var rl = el("ul", "rels");
       out.forEach(function (r) {
         var li = el("li");
-        add(li, el("span", "rel", r.type + " \u2192 "), r.known ? conceptLink(r.to) : el("span", null, r.to + " (not in the atlas)"),
+        add(li, el("span", "rel", r.type + " \u2192 "), byId[r.id] ? conceptLink(r.id) : el("span", null, r.id + " (not in the atlas)"),
             U.bi(r.note, "div", "note"));
         if (r.evidence.length) add(li, U.evidenceList(r.evidence));
         add(rl, li);
       });
       inc.forEach(function (r) {
         var li = el("li");
-        add(li, conceptLink(r.from), el("span", "rel", " \u2192 " + r.type + " (this)"));
+        add(li, conceptLink(r.id), el("span", "rel", " \u2192 " + r.type + " (this)"));
         add(rl, li);
       });
       add(rs, rl);
@@ -544,8 +551,8 @@
     if (c.claims.length) {
       var cs = U.section("Claims / 论断");
       var cl = el("ul", "claims");
-      c.claims.forEach(function (i) {
-        var k = D.claims[i];
+      c.claims.forEach(function (ref) {
+        var k = claimById[ref.id];
         var li = el("li");
         add(li, el("span", "tag status-" + k.status, k.status), el("code", null, k.id),
             U.bi(k.statement, "div"), U.bi(k.note, "div", "note"));
@@ -557,25 +564,26 @@
     }
     if (c.evidence.length) add(card, add(U.section("Evidence / 证据"), U.evidenceList(c.evidence)));
     var hsec = U.section("History / 历史");
-    if (c.first) {
+    var first = c.first_visible;
+    if (first) {
       var p = el("p");
-      add(p, el("span", null, "first visible " + c.first.date +
-                (c.first.precision === "on-or-before" ? " (on or before)" : "") + " in "));
-      add(p, el("code", null, c.first.repo), el("span", null, " "));
-      add(p, U.link(c.first.href, c.first.sha ? c.first.sha.slice(0, 12) : "", "pin"));
-      add(p, el("span", "muted", " (" + c.first.method + ": " + c.first.value + ")"));
+      add(p, el("span", null, "first visible " + D.days[c.id] +
+                (first.precision === "on-or-before" ? " (on or before)" : "") + " in "));
+      add(p, el("code", null, first.repo), el("span", null, " "));
+      add(p, U.link(first.url, first.sha ? first.sha.slice(0, 12) : "", "pin"));
+      add(p, el("span", "muted", " (" + first.method + ": " + first.value + ")"));
       add(hsec, p);
     } else {
       add(hsec, el("p", "muted", "no dated sighting / 无带日期的发现"));
     }
-    if (c.repos.length) add(hsec, el("div", "repos", "repositories: " + c.repos.join(", ")));
+    if (c.repositories.length) add(hsec, el("div", "repos", "repositories: " + repoIds(c).join(", ")));
     add(card, hsec);
     if (c.flows.length) {
       var fs = U.section("Flows / 流程");
       var fl = el("ul");
       c.flows.forEach(function (f) {
         var li = el("li");
-        add(li, U.link(f.file + "#step=" + encodeURIComponent(f.steps[0]), f.title.en || f.id),
+        add(li, U.link("flow-" + f.id + ".html#step=" + encodeURIComponent(f.steps[0]), f.title.en || f.id),
             f.title.zh ? el("span", "zh", " " + f.title.zh) : null,
             el("span", "muted", " (" + f.steps.length + " step" + (f.steps.length > 1 ? "s" : "") + ")"));
         add(fl, li);
@@ -628,7 +636,7 @@
     var hits = [];
     D.concepts.forEach(function (c) {
       var best = 9;
-      c.keys.forEach(function (k) {
+      D.keys[c.id].forEach(function (k) {
         if (k === nq) best = Math.min(best, 0);
         else if (k.indexOf(nq) === 0) best = Math.min(best, 1);
         else if (k.indexOf(nq) > 0) best = Math.min(best, 2);
@@ -721,7 +729,7 @@
   fr.addEventListener("change", function () { state.repo = fr.value; draw(true); });
   fl.addEventListener("change", function () { state.lifecycle = fl.value; draw(true); });
   var asof = document.getElementById("asof");
-  var dates = D.concepts.map(function (c) { return c.first ? c.first.date : ""; }).filter(Boolean).sort();
+  var dates = D.concepts.map(function (c) { return D.days[c.id] || ""; }).filter(Boolean).sort();
   if (dates.length) asof.min = dates[0];
   if (D.meta.cutoff) asof.max = D.meta.cutoff;
   asof.value = state.asOf || "";

@@ -1,0 +1,262 @@
+"""`index_atlas`: which files are indexed, read from the clones and parsed (or taken from the cache).
+
+What is indexed:
+
+1. every file that the atlas names: each evidence pin (concepts, relations, claims, flows, flow
+   steps, repositories) at its commit, and each path probe that names a file, at the commit its
+   repository was last harvested at (a probe that names a folder is not expanded);
+2. then, `hops` times: the files of the same repository@commit that define (a function, or a
+   function-like macro) a name that the files of the previous round call. The names are searched
+   with one `git grep -l -w -F` per repository@commit and language family over its C/C++ (or
+   Python) files (`strategy="grep"`, the default), or by parsing every such file that `git
+   ls-tree` lists (`strategy="tree"`; both give the same index, bench/bench_code.py times them).
+
+Blobs are read with `git cat-file --batch` (one process per repository and round), only when their
+parse is not cached. A blob that the clone lacks is named (`MissingBlob`), and so is every file a
+search could not read: a call whose name is not found while such blobs exist is `unknown`, never
+`external`.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..errors import AtlasError
+from ..model import SHA_RE, Atlas
+from ..paths import repos_root as default_repos_root
+from ..harvest import locate
+from . import store
+from .citing import cited
+from .gitread import GitReader
+from .parse import SOURCE_EXTENSIONS, family_of, language_of, parse
+from .records import Call, CodeIndex, Function, Macro, MissingBlob, SourceFile, Unindexed
+from .resolve import concept_names, link_calls
+
+STRATEGIES = ("grep", "tree")
+
+
+class Target(NamedTuple):
+    repo: str
+    commit: str
+    path: str
+
+
+def named_files(atlas: Atlas) -> dict[Target, bool]:
+    """The files the atlas names -> True when a pin names it (False: only a path probe, which may
+    name a folder and is then left out without a word)."""
+    out: dict[Target, bool] = {}
+    for cit in cited(atlas):
+        p = cit.pin
+        out[Target(p.repo, p.sha, p.path)] = True
+    heads = {h.repo: h.cutoff_head or h.head for h in atlas.harvests}
+    for c in atlas.concepts:
+        for probe in c.probes:
+            head = heads.get(probe.repo)
+            if probe.method == "path" and probe.value and head:
+                out.setdefault(Target(probe.repo, head, probe.value.strip("/")), False)
+    return out
+
+
+def index_atlas(atlas: Atlas, repos_root=None, hops: int = 1, strategy: str = "grep") -> CodeIndex:
+    """The code index of every file the atlas names, plus `hops` rounds of the files that define
+    what they call (see the module's docstring)."""
+    if hops < 0:
+        raise AtlasError(f"hops must be 0 or more, not {hops}", "hops")
+    if strategy not in STRATEGIES:
+        raise AtlasError(f"unknown search strategy {strategy!r} (want one of {', '.join(STRATEGIES)})",
+                         "strategy")
+    root = default_repos_root(repos_root)
+    mapping = locate.local_map(root) if root.is_dir() else {}
+    by_repo: dict[str, dict[Target, bool]] = {}
+    for target, pinned in named_files(atlas).items():
+        by_repo.setdefault(target.repo, {})[target] = pinned
+    index = CodeIndex(hops=hops)
+    searches: dict[tuple[str, str, str], set[str]] = {}
+    unreadable: dict[tuple[str, str], list[MissingBlob]] = {}
+    for rid in sorted(by_repo):
+        clone = locate.find_clone(rid, root, mapping)
+        if clone is None:
+            index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"no local clone of {rid} under {root}")
+                                for t, pinned in sorted(by_repo[rid].items()) if pinned]
+            continue
+        job = RepoJob(rid, clone, strategy)
+        try:
+            job.run(by_repo[rid], hops)
+        except AtlasError as exc:  # a corrupt clone (a missing tree or commit object) fails alone
+            index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"cannot read the clone ({clone.path}): "
+                                          f"{exc.message}") for t, pinned in sorted(by_repo[rid].items()) if pinned]
+            continue
+        index.files.extend(job.files.values())
+        index.missing.extend(_unique(job.missing))
+        index.unindexed.extend(job.unindexed)
+        searches.update({(rid, c, fam): names for (c, fam), names in job.searched.items()})
+        unreadable.update({(rid, c): _unique(blobs) for c, blobs in job.unreadable.items()})
+    index.files.sort(key=lambda f: (f.repo, f.commit, f.path))
+    index.links = link_calls(index.files, searches, unreadable, concept_names(atlas))
+    index.reindex()
+    return index
+
+
+class RepoJob:
+    """Everything the index reads from one repository."""
+
+    def __init__(self, repo: str, clone: locate.Clone, strategy: str = "grep"):
+        self.repo = repo
+        self.clone = clone
+        self.strategy = strategy
+        self.git = GitReader(clone.gitdir, repo)
+        self.files: dict[tuple[str, str], SourceFile] = {}  # (commit, path) -> file
+        self.missing: list[MissingBlob] = []
+        self.unindexed: list[Unindexed] = []
+        self.searched: dict[tuple[str, str], set[str]] = {}  # (commit, family) -> names searched
+        self.unreadable: dict[str, list[MissingBlob]] = {}  # commit -> blobs a search could not read
+        self._trees: dict[tuple[str, str], list[tuple[str, str]]] = {}
+
+    def run(self, targets: dict[Target, bool], hops: int) -> None:
+        level = self._seeds(targets)
+        for f in level:
+            self.files.setdefault((f.commit, f.path), f)
+        for hop in range(1, hops + 1):
+            if not level:
+                break
+            level = self._follow(level, hop)
+
+    # -- round 0: the files the atlas names ------------------------------------------------------
+
+    def _seeds(self, targets: dict[Target, bool]) -> list[SourceFile]:
+        ordered = sorted(targets)
+        good = [t for t in ordered if SHA_RE.match(t.commit) and "\n" not in t.path]
+        for t in ordered:
+            if t not in good and targets[t]:
+                self.unindexed.append(Unindexed(t.repo, t.commit, t.path, "not a full 40-hex commit id"))
+        commits = self.git.info([f"{c}^{{commit}}" for c in sorted({t.commit for t in good})])
+        present = [t for t in good if commits.get(f"{t.commit}^{{commit}}")]
+        for t in good:
+            if t not in present and targets[t]:
+                self.unindexed.append(Unindexed(t.repo, t.commit, t.path, f"commit {t.commit[:12]} is not in "
+                                                f"the clone ({self.clone.path})"))
+        objects = self.git.info([f"{t.commit}:{t.path}" for t in present])
+        wanted = []
+        for t in present:
+            obj = objects.get(f"{t.commit}:{t.path}")
+            if obj is not None and obj.kind == "blob":
+                wanted.append((t.commit, t.path, obj.oid))
+            elif obj is None:
+                self._absent(t, targets[t])
+            elif targets[t]:
+                self.unindexed.append(Unindexed(t.repo, t.commit, t.path, f"a {obj.kind}, not a file, at "
+                                                f"{t.commit[:12]}"))
+        return self._load(wanted, 0, "named by the atlas")
+
+    def _absent(self, t: Target, pinned: bool) -> None:
+        """A named path git could not read: its blob is missing, or the path is not there."""
+        entry = self.git.tree_entry(t.commit, t.path)
+        if entry is not None and entry[0] == "blob":
+            self.missing.append(MissingBlob(t.repo, t.commit, t.path, entry[1], "named by the atlas"))
+        elif pinned:
+            self.unindexed.append(Unindexed(t.repo, t.commit, t.path, f"no such file at {t.commit[:12]}"))
+
+    # -- reading and parsing ---------------------------------------------------------------------
+
+    def _load(self, entries: list[tuple[str, str, str]], hop: int, why: str,
+              keep=None) -> list[SourceFile]:
+        """SourceFiles for (commit, path, blob) entries: parses from the cache, the rest read in one
+        `git cat-file --batch` and parsed; a blob the clone lacks is recorded as missing. `keep`
+        (a test on the parse) leaves out the files it refuses before their records are built."""
+        parsed: dict[tuple[str, str], dict] = {}
+        todo = []
+        for commit, path, oid in entries:
+            value = store.load(oid, language_of(path))
+            if value is None:
+                todo.append((commit, path, oid))
+            else:
+                parsed[(commit, path)] = value
+        blobs = self.git.contents(sorted({oid for _c, _p, oid in todo}))
+        for commit, path, oid in todo:
+            data = blobs.get(oid)
+            if data is None:
+                self.missing.append(MissingBlob(self.repo, commit, path, oid, why))
+                continue
+            value = parse(data, language_of(path))
+            store.save(oid, language_of(path), value)
+            parsed[(commit, path)] = value
+        return [self._file(commit, path, oid, parsed[(commit, path)], hop)
+                for commit, path, oid in entries
+                if (commit, path) in parsed and (keep is None or keep(parsed[(commit, path)]))]
+
+    def _file(self, commit: str, path: str, oid: str, value: dict, hop: int) -> SourceFile:
+        base = (self.repo, commit, path)
+        functions = [Function(*base, name, qualified, start, end, lo, hi, [Call(*c) for c in calls])
+                     for name, qualified, start, end, lo, hi, calls in value["functions"]]
+        macros = [Macro(*base, *m) for m in value["macros"]]
+        return SourceFile(self.repo, commit, path, oid, language_of(path), value["lines"], hop, functions, macros)
+
+    # -- rounds 1..hops: the files that define what the previous round calls -----------------------
+
+    def _follow(self, level: list[SourceFile], hop: int) -> list[SourceFile]:
+        wanted: dict[tuple[str, str], set[str]] = {}
+        for f in level:
+            fam = family_of(f.language)
+            if fam:
+                names = wanted.setdefault((f.commit, fam), set())
+                names.update(c.name for fn in f.functions for c in fn.calls)
+        found: list[SourceFile] = []
+        for (commit, fam), names in sorted(wanted.items()):
+            done = self.searched.setdefault((commit, fam), set())
+            names -= done
+            done |= names
+            if names:
+                found += self._search(commit, fam, names, hop)
+        for f in found:
+            self.files.setdefault((f.commit, f.path), f)
+        return found
+
+    def _search(self, commit: str, family: str, names: set[str], hop: int) -> list[SourceFile]:
+        """The new files of `commit` that define any of `names`."""
+        specs = [f":(icase)*{ext}" for ext in SOURCE_EXTENSIONS[family]]
+        why = "searched for " + ", ".join(sorted(names)[:5]) + (", ..." if len(names) > 5 else "")
+        if self.strategy == "tree":
+            candidates = self._tree(commit, family)
+        else:
+            candidates = self._grep(commit, sorted(names), specs, why)
+        fresh = [(commit, p, oid) for p, oid in candidates if (commit, p) not in self.files]
+        before = len(self.missing)
+        loaded = self._load(fresh, hop, why, keep=lambda value: _defines(value, names))
+        self.unreadable.setdefault(commit, []).extend(self.missing[before:])
+        return loaded
+
+    def _grep(self, commit: str, names: list[str], specs: list[str], why: str) -> list[tuple[str, str]]:
+        """(path, blob) of the files of `commit` that hold one of `names`; the answer is cached
+        (a commit's files never change) unless some blob could not be read."""
+        known = store.load_search(self.repo, commit, names, specs)
+        if known is not None:
+            return known
+        paths, unreadable = self.git.grep_words(commit, names, specs)
+        for path, blob in sorted(unreadable.items()):
+            miss = MissingBlob(self.repo, commit, path, blob, why)
+            self.missing.append(miss)
+            self.unreadable.setdefault(commit, []).append(miss)
+        objects = self.git.info([f"{commit}:{p}" for p in paths])
+        found = [(p, obj.oid) for p in paths if (obj := objects.get(f"{commit}:{p}")) is not None]
+        if not unreadable and len(found) == len(paths):
+            store.save_search(self.repo, commit, names, specs, found)
+        return found
+
+    def _tree(self, commit: str, family: str) -> list[tuple[str, str]]:
+        key = (commit, family)
+        if key not in self._trees:
+            self._trees[key] = self.git.list_files(commit, tuple(SOURCE_EXTENSIONS[family]))
+        return self._trees[key]
+
+
+def _defines(value: dict, names: set[str]) -> bool:
+    """Whether a parse defines one of `names` (a function, or a function-like macro)."""
+    return any(fn[0] in names for fn in value["functions"]) or \
+        any(m[3] >= 0 and m[0] in names for m in value["macros"])
+
+
+def _unique(blobs: list[MissingBlob]) -> list[MissingBlob]:
+    """Each missing blob once per path and commit (a search in each round may meet it again)."""
+    seen: dict[tuple[str, str, str], MissingBlob] = {}
+    for b in blobs:
+        seen.setdefault((b.commit, b.path, b.blob), b)
+    return list(seen.values())
