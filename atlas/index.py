@@ -231,7 +231,8 @@ def _open(root: Path) -> Index | None:
             with store.Writer(entry, root, root.name) as writer:
                 refresh(writer.connection, root, writer.fresh, writer.counter)
             refreshed = True
-            cache.evict(keep={entry.name})
+            if writer.grew:  # a new generation: keep the cache within its bounds
+                cache.evict(keep={entry.name})
         except (OSError, sqlite3.Error, cache.Corrupt) as exc:
             if isinstance(exc, cache.Corrupt) and reader is not None:
                 _condemn(reader)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import cache
 
-FORMAT = 3
+FORMAT = 4
 BUSY_MS = 60_000
 
 SCHEMA = (
@@ -35,6 +35,7 @@ SCHEMA = (
     # parse results, by content: the plain FileResult of the bytes `sha` read as `display`
     "CREATE TABLE parsed (sha TEXT, display TEXT, used INTEGER, blob BLOB, PRIMARY KEY (sha, display))",
     "CREATE TABLE file (fid INTEGER PRIMARY KEY, rel TEXT UNIQUE, sha TEXT, display TEXT)",
+    "CREATE INDEX file_sha ON file(sha, display)",
     # every record a file defines (duplicates too) and the one that counts (first in file order)
     "CREATE TABLE cand (kind TEXT, id TEXT, rel TEXT, pos INTEGER, line INTEGER, col INTEGER)",
     "CREATE INDEX cand_id ON cand(kind, id)",
@@ -260,6 +261,8 @@ class Writer:
         self.con: sqlite3.Connection | None = None
         self.gen = ""
         self.fresh = True
+        self.copied = False  # a copy of the current generation (a reader held it)
+        self.grew = False  # after the writer: a new generation was written (the cache may need cleaning)
         self.counter = 0
 
     def __enter__(self) -> "Writer":
@@ -316,7 +319,7 @@ class Writer:
         except (OSError, sqlite3.Error, cache.Corrupt):
             self._drop_gen()
             return False
-        self.fresh, self.counter = False, pointer["counter"]
+        self.fresh, self.copied, self.counter = False, True, pointer["counter"]
         return True
 
     def _start_gen(self) -> None:
@@ -412,6 +415,7 @@ class Writer:
             self.write_lock.release()
         if kind is None:
             remove_old_generations(self.entry)
+            self.grew = self.fresh or self.copied
 
 
 def _salvage(con, old: Path) -> None:
