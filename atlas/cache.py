@@ -243,6 +243,29 @@ class atomic_dir:
 
 
 # ---------------------------------------------------------------------------------------------
+# What this process holds open, by key (the compiled index of a data version: its search tables
+# and card store are found through it, see atlas.opened)
+# ---------------------------------------------------------------------------------------------
+
+_HELD = None
+
+
+def hold(key: str, value) -> None:
+    """Remember `value` (an object this process has open) under `key` while something else holds it."""
+    global _HELD
+    if _HELD is None:
+        import weakref
+
+        _HELD = weakref.WeakValueDictionary()
+    _HELD[key] = value
+
+
+def held(key: str):
+    """The object held under `key`, or None."""
+    return _HELD.get(key) if _HELD is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
 # Locks: a process that uses a cache entry holds a shared lock on it; eviction takes the
 # exclusive lock without waiting, and skips what it cannot lock.
 # ---------------------------------------------------------------------------------------------

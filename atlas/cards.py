@@ -29,29 +29,30 @@ def card_of(atlas, concept) -> views.Card:
 class _Names:
     """A name lookup of the index (`name`: folded with norm, `loose`: with squash): key -> ids."""
 
-    def __init__(self, con, table: str):
-        self.con = con
+    def __init__(self, index: Index, table: str):
+        self.index = index
         self.table = table
 
     def get(self, key: str, default=None):
-        ids = {r[0] for r in self.con.execute(f"SELECT id FROM {self.table} WHERE key = ?", (key,))}
+        ids = {r[0] for r in self.index.con.execute(f"SELECT id FROM {self.table} WHERE key = ?", (key,))}
         return ids or default
 
     def containing(self, key: str) -> dict[str, set[str]]:
         """The part of the lookup whose keys contain `key` (all a prefix search needs)."""
         out: dict[str, set[str]] = {}
         if key:
-            for k, i in self.con.execute(f"SELECT key, id FROM {self.table} WHERE instr(key, ?) > 0", (key,)):
+            for k, i in self.index.con.execute(f"SELECT key, id FROM {self.table} WHERE instr(key, ?) > 0",
+                                               (key,)):
                 out.setdefault(k, set()).add(i)
         return out
 
 
 class _Ids:
-    def __init__(self, con):
-        self.con = con
+    def __init__(self, index: Index):
+        self.index = index
 
     def __contains__(self, ident) -> bool:
-        return self.con.execute("SELECT 1 FROM concept WHERE id = ?", (ident,)).fetchone() is not None
+        return self.index.con.execute("SELECT 1 FROM concept WHERE id = ?", (ident,)).fetchone() is not None
 
 
 class CardStore:
@@ -61,9 +62,10 @@ class CardStore:
     def _use(self, index: Index) -> None:
         self.index = index
         self.key = index.key
-        self.ids = _Ids(index.con)
-        self.name_index = _Names(index.con, "name")
-        self.loose_index = _Names(index.con, "loose")
+        self.ids = _Ids(index)
+        self.name_index = _Names(index, "name")
+        self.loose_index = _Names(index, "loose")
+        self._cards: dict = {}  # cards read in this process
 
     def _again(self, read):
         """`read()`; when it meets a damaged row, the index is rebuilt and `read()` runs again."""
@@ -100,6 +102,8 @@ class CardStore:
         return self._again(lambda: self._answer(term))
 
     def _answer(self, term: str) -> tuple[str, object]:
+        if self._kept(term.strip()) is not None:  # an id whose card is kept: no database to open
+            return "card", term.strip()
         ident = resolve.exact_id(self.ids, self._lookup(self.name_index), self._lookup(self.loose_index), term)
         if ident:
             return "card", ident
@@ -114,7 +118,7 @@ class CardStore:
         (None when nothing dates it) and its first visible day."""
         for h in hits:
             if h["type"] == "concept":
-                card = views.mark_as_of(self.card(h["id"]), as_of)
+                card = self.card(h["id"], as_of)
                 first = card.get("first_visible")
                 h["as_of"] = {**card["as_of"], "first": utc_day(first["date"]) if first else None}
         return hits
@@ -124,7 +128,9 @@ class CardStore:
         if card is None:
             card = self._again(lambda: self._render(ident))
         if as_of:
-            views.mark_as_of(card, as_of)
+            import copy
+
+            card = views.mark_as_of(copy.deepcopy(card), as_of)  # (the card kept here stays as it is)
         return card
 
     def _file(self, ident: str):
@@ -132,11 +138,14 @@ class CardStore:
         return folder / f"{ident}.marshal" if folder is not None and _SAFE.match(ident) else None
 
     def _kept(self, ident: str) -> Any:
+        if ident in self._cards:
+            return self._cards[ident]
         file = self._file(ident)
         if file is None:
             return None
         kept = cache.read(file)
         if isinstance(kept, dict) and kept.get("epoch") == self.index.card_epoch(ident) and kept.get("id") == ident:
+            self._cards[ident] = kept["card"]
             return kept["card"]
         return None
 
@@ -156,12 +165,10 @@ class CardStore:
 
 def open_cards(key: str, materialise) -> CardStore:
     """The card store of the compiled index `key`, which this process opened (atlas.opened)."""
-    from .index import by_key
-
-    index = by_key(key)
+    index = cache.held(key)
     if index is None:  # (an index that is not this process's: open the data folder's own)
         materialise()
-        index = by_key(key)
+        index = cache.held(key)
     assert index is not None, key
     return CardStore(index)
 

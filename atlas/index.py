@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-import weakref
 from pathlib import Path
 from typing import NamedTuple
 
@@ -108,18 +107,28 @@ class Index:
     whole atlas, built on first use), `search` (its search index) and the card lookups
     (atlas.cards)."""
 
-    def __init__(self, con: sqlite3.Connection, root: Path, reader: store.Reader | None = None):
-        self.con = con
+    def __init__(self, root: Path, reader: store.Reader | None = None, con: sqlite3.Connection | None = None):
         self.root = root
         self.reader = reader
-        self.version = store.get_meta(con, "version", "")
+        self._con = con
+        self.version = self.meta("version", "")
         self.key = cache.data_key(self.version or "0" * 24, root)
         self._atlas: Atlas | None = None
         self._search = None
-        _BY_KEY[self.key] = self
-        from .search import register
+        cache.hold(self.key, self)  # (atlas.opened finds its cards and search tables by key)
 
-        register(self.key, self)
+    @property
+    def con(self) -> sqlite3.Connection:
+        """The database (opened when first needed; a damaged one is rebuilt, and this index reads
+        the new one)."""
+        if self._con is None:
+            assert self.reader is not None
+            try:
+                self._con = self.reader.con
+            except cache.Corrupt:
+                fresh = reopen(self)
+                self.reader, self._con = fresh.reader, fresh.con
+        return self._con
 
     @property
     def path(self) -> Path | None:
@@ -129,6 +138,10 @@ class Index:
 
     def meta(self, key: str, default=None):
         return self.reader.meta(key, default) if self.reader else store.get_meta(self.con, key, default)
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
 
     def problems(self):
         from .update import problems
@@ -182,12 +195,6 @@ class Index:
 
 
 _OPEN: dict[Path, Index] = {}  # one opened index per data folder and process
-_BY_KEY: "weakref.WeakValueDictionary[str, Index]" = weakref.WeakValueDictionary()  # what it holds, by key
-
-
-def by_key(key: str) -> Index | None:
-    """The opened index of data key `key` (see Index.key), while the process holds it."""
-    return _BY_KEY.get(key)
 
 
 def open_index(data_dir=None, use_cache: bool = True) -> Index:
@@ -212,8 +219,7 @@ def open_index(data_dir=None, use_cache: bool = True) -> Index:
 def forget() -> None:
     """Close every index this process opened (tests; a long-running process that edits data)."""
     for index in _OPEN.values():
-        if index.reader is not None:
-            index.reader.close()
+        index.close()
     _OPEN.clear()
 
 
@@ -226,7 +232,7 @@ def _open(root: Path) -> Index | None:
             reader = store.open_reader(entry)
             if reader is not None:
                 if refreshed or unchanged(reader.meta("stamps")):
-                    return Index(reader.con, root, reader)
+                    return Index(root, reader)
                 reader.close()
             with store.Writer(entry, root, root.name) as writer:
                 refresh(writer.connection, root, writer.fresh, writer.counter)
@@ -260,10 +266,11 @@ def _condemn(reader: store.Reader) -> None:
 
 
 def reopen(index: Index) -> Index:
-    """After a damaged row was met while reading `index`: the index again, rebuilt."""
+    """After a damaged row (or database) was met while reading `index`: the index again, rebuilt."""
     if index.reader is not None:
         _condemn(index.reader)
-    _OPEN.pop(index.root, None)
+    if _OPEN.get(index.root) is index:
+        del _OPEN[index.root]
     return open_index(index.root)
 
 
@@ -284,13 +291,13 @@ def from_atlas(atlas: Atlas) -> Index:
         _keep_parsed(con, rel, result.display, result)
     Update(con, {rel: Change(rel, r.display) for rel, r in files.items()}, 0, everything=True).run()
     store.set_meta(con, "version", _version(con))
-    return Index(con, Path("memory"))
+    return Index(Path("memory"), con=con)
 
 
 def _in_memory(root: Path) -> Index:
     con = store.memory(root, root.name)
     refresh(con, root, True, 0)
-    return Index(con, root)
+    return Index(root, con=con)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,14 +20,10 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any
 
 from .text import norm, squash, width
 from .views import search_documents
 from .tokens import STOPWORDS, query_tokens, tokens  # noqa: F401  (the tokeniser, re-exported)
-
-if TYPE_CHECKING:
-    from weakref import WeakValueDictionary
 
 FORMAT = 2
 COLUMNS = ("names", "head", "body", "evidence")
@@ -82,11 +78,10 @@ def _columns(texts, tokenized=None) -> list[str]:
 
 
 def _texts(blob) -> list:
-    """A document's texts [(col, lang, text, its distinct tokens)] from its checksummed row (the
-    tokens are computed again: storing them would double the row)."""
+    """A document's texts [(col, lang, text, its distinct tokens)] from its checksummed row."""
     from . import cache
 
-    return [(col, lang, text, " ".join(dict.fromkeys(tokens(text)))) for col, lang, text in cache.unpack(blob)]
+    return cache.unpack(blob)
 
 
 def add_documents(con, docs) -> None:
@@ -96,8 +91,9 @@ def add_documents(con, docs) -> None:
     for d in docs:
         texts = [(col, lang, t) for col in COLUMNS for lang, t in d[col]]
         tokenized = [tokens(t) for _col, _lang, t in texts]
+        kept = [(*x, " ".join(dict.fromkeys(tk))) for x, tk in zip(texts, tokenized)]  # (for snippets)
         cur = con.execute("INSERT INTO doc (type, id, name_en, name_zh, texts) VALUES (?, ?, ?, ?, ?)",
-                          (d["type"], d["id"], d["name"]["en"], d["name"]["zh"], cache.pack(texts)))
+                          (d["type"], d["id"], d["name"]["en"], d["name"]["zh"], cache.pack(kept)))
         rowid = cur.lastrowid
         con.execute("INSERT INTO fts(rowid, names, head, body, evidence) VALUES (?, ?, ?, ?, ?)",
                     (rowid, *_columns(texts, tokenized)))
@@ -130,29 +126,12 @@ def build(atlas, key: str | None = None):
     return SearchIndex(con)
 
 
-_OPEN: "WeakValueDictionary[str, Any] | None" = None  # key -> a compiled index this process holds
-
-
-def register(key: str, opened) -> None:
-    """Make `open_index(key, ...)` answer with the search tables of a compiled index this process
-    opened (`opened.search`; `opened.path`, its database file, or None in memory), while the
-    process holds it (atlas.index registers each index it opens)."""
-    global _OPEN
-    if _OPEN is None:
-        import weakref
-
-        _OPEN = weakref.WeakValueDictionary()
-    _OPEN[key] = opened
-
-
-def _registered(key: str):
-    return _OPEN.get(key) if _OPEN is not None else None
-
-
 def open_index(key: str, materialise):
     """The search index of the compiled index `key` (its own tables, when this process opened
     it); else one built in memory from `materialise()`."""
-    found = _registered(key)
+    from . import cache
+
+    found = cache.held(key)
     if found is not None:
         return found.search
     return build(materialise())
@@ -164,7 +143,9 @@ def index_path(key: str):
     not exist when the index is in memory."""
     from pathlib import Path
 
-    found = _registered(key)
+    from . import cache
+
+    found = cache.held(key)
     path = found.path if found is not None else None
     return path or Path(os.devnull + ".in-memory.sqlite")
 

@@ -7,6 +7,7 @@ One folder per data folder and version of the code, `<cache>/store-<folder crc>-
                      database file when its writer finished) and its update counter; checksummed
     write.lock       held exclusively by the one process updating this folder's index
     <gen>.sqlite     one generation of the database
+    <gen>.head       what a card query needs of it (stamps, version, card epochs): no SQLite to open
     <gen>.lock       held shared by every process reading <gen>; exclusively by the process updating
                      it in place, or removing it
     <gen>.cards/     cards rendered from <gen>: one checksummed file per concept with its epoch
@@ -147,18 +148,42 @@ def set_meta(con, key: str, value, compress: bool = True) -> None:
     con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, blob))
 
 
-class Reader:
-    """One generation, opened read-only inside one transaction, its lock held shared."""
+HEAD_KEYS = ("counter", "stamps", "version", "errors", "questions", "epoch_all")
 
-    def __init__(self, entry: Path, pointer: dict, lock: cache.Lock, con: sqlite3.Connection):
+
+def head_of(con) -> dict:
+    """What a card query needs, read from a generation's database when its writer commits: the
+    stamps, the data version, the error count, the question names and every card's epoch."""
+    head = {k: get_meta(con, k) for k in HEAD_KEYS}
+    head["epochs"] = dict(con.execute("SELECT id, epoch FROM stale"))
+    return head
+
+
+class Reader:
+    """One generation, its lock held shared: its head (`<gen>.head`, what a card query needs) at
+    once, and its database, opened read-only inside one transaction, when first asked for (a
+    warm `atlas query ID` never opens it)."""
+
+    def __init__(self, entry: Path, pointer: dict, lock: cache.Lock, head: dict):
         self.entry = entry
         self.pointer = pointer
         self.gen = pointer["gen"]
         self.lock = lock
-        self.con = con
+        self.head = head
+        self._con: sqlite3.Connection | None = None
         self._meta: dict = {}
 
+    @property
+    def con(self) -> sqlite3.Connection:
+        """The database, checked against its seal (a mismatch raises cache.Corrupt)."""
+        if self._con is None:
+            self._con = _open_db(self.entry / f"{self.gen}.sqlite", self.pointer)
+        return self._con
+
     def meta(self, key: str, default=None):
+        if key in HEAD_KEYS:
+            value = self.head.get(key)
+            return default if value is None else value
         if key not in self._meta:
             self._meta[key] = get_meta(self.con, key, default)
         return self._meta[key]
@@ -170,12 +195,12 @@ class Reader:
     def card_epoch(self, ident: str) -> int:
         """Cards rendered at or after this epoch are current (a writer raises it when a change
         reaches the card)."""
-        row = self.con.execute("SELECT epoch FROM stale WHERE id = ?", (ident,)).fetchone()
-        return max(row[0] if row else 0, self.meta("epoch_all", 0))
+        return max(self.head["epochs"].get(ident, 0), self.head["epoch_all"] or 0)
 
     def close(self) -> None:
         try:
-            self.con.close()
+            if self._con is not None:
+                self._con.close()
         finally:
             self.lock.release()
 
@@ -187,7 +212,7 @@ class Reader:
 
 
 def open_reader(entry: Path) -> Reader | None:
-    """The current generation, locked shared and matching its seal; None when there is none or it
+    """The current generation, locked shared, with its head; None when there is none or its head
     does not match (the caller updates or rebuilds it)."""
     for _ in range(5):
         pointer = read_pointer(entry)
@@ -201,27 +226,27 @@ def open_reader(entry: Path) -> Reader | None:
         if lock.stale() or read_pointer(entry) != pointer:
             lock.release()
             continue
-        reader = _checked(entry, pointer, lock)
-        if reader is None:
+        head = cache.read(entry / f"{pointer['gen']}.head")
+        if not isinstance(head, dict) or head.get("counter") != pointer["counter"]:
             lock.release()
-        return reader
+            return None
+        _mark_used(entry)
+        return Reader(entry, pointer, lock, head)
     return None
 
 
-def _checked(entry: Path, pointer: dict, lock: cache.Lock) -> Reader | None:
-    db = entry / f"{pointer['gen']}.sqlite"
+def _open_db(db: Path, pointer: dict) -> sqlite3.Connection:
     if _stat(db) != tuple(pointer["seal"]):
-        return None
+        raise cache.Corrupt(f"{db} does not match its seal")
     try:
         con = _connect(db, readonly=True)
         con.execute("BEGIN")
         if get_meta(con, "counter") != pointer["counter"] or get_meta(con, "format") != FORMAT:
             con.close()
-            return None
-    except (sqlite3.Error, cache.Corrupt):
-        return None
-    _mark_used(entry)
-    return Reader(entry, pointer, lock, con)
+            raise cache.Corrupt(f"{db} is not the generation its pointer names")
+    except sqlite3.Error as exc:
+        raise cache.Corrupt(f"{db}: {exc}") from None
+    return con
 
 
 def _mark_used(entry: Path) -> None:
@@ -353,7 +378,7 @@ class Writer:
         if self.con is not None:
             self.con.close()
             self.con = None
-        for suffix in (".sqlite", ".sqlite-journal"):
+        for suffix in (".sqlite", ".sqlite-journal", ".head"):
             try:
                 os.unlink(self.entry / f"{self.gen}{suffix}")
             except OSError:
@@ -373,10 +398,11 @@ class Writer:
         return self.con
 
     def commit(self) -> None:
-        """Commit, seal and make this generation current."""
+        """Commit, seal and make this generation current (its head written first)."""
         self.counter += 1
         con = self.connection
         set_meta(con, "counter", self.counter)
+        head = head_of(con)
         con.execute("COMMIT")
         con.close()
         self.con = None
@@ -386,6 +412,7 @@ class Writer:
             os.fsync(fd)
         finally:
             os.close(fd)
+        cache.atomic_write(self.entry / f"{self.gen}.head", cache.pack(head, compress=False))
         pointer = {"format": FORMAT, "gen": self.gen, "root": str(self.root), "counter": self.counter,
                    "seal": _stat(db)}
         cache.atomic_write(self.entry / "current", cache.pack(pointer, compress=False))
@@ -444,7 +471,8 @@ def remove_old_generations(entry: Path) -> list[str]:
         names = os.listdir(entry)
     except OSError:
         return removed
-    gens = {n.split(".", 1)[0] for n in names if n.endswith((".sqlite", ".lock", ".cards", ".sqlite-journal"))}
+    gens = {n.split(".", 1)[0] for n in names
+            if n.endswith((".sqlite", ".lock", ".cards", ".sqlite-journal", ".head"))}
     for gen in sorted(gens - {current, "write"}):
         lock = cache.Lock(entry / f"{gen}.lock")
         try:
@@ -462,7 +490,7 @@ def remove_old_generations(entry: Path) -> list[str]:
 def _remove_gen(entry: Path, gen: str) -> None:
     import shutil
 
-    for suffix in (".sqlite", ".sqlite-journal"):
+    for suffix in (".sqlite", ".sqlite-journal", ".head"):
         try:
             os.unlink(entry / f"{gen}{suffix}")
         except OSError:
