@@ -88,6 +88,12 @@ def unchanged(stamps) -> bool:
     return True
 
 
+def _unsettled(stamps: dict) -> bool:
+    """Files or folders that were racy when the stamps were taken, and no longer are: a new stamp
+    lets the next queries trust their stat again instead of hashing them each time."""
+    return bool(stamps["racy"] or stamps["racy_folders"]) and time.time_ns() - stamps["taken"] > RACY_NS
+
+
 def _same_files(stamps: dict) -> bool:
     """The walk lists the same files as the stamps (folders changed within their timestamp tick
     when the stamps were taken: only a walk tells whether files came or went)."""
@@ -231,7 +237,8 @@ def _open(root: Path) -> Index | None:
         try:
             reader = store.open_reader(entry)
             if reader is not None:
-                if refreshed or unchanged(reader.meta("stamps")):
+                stamps = reader.meta("stamps")
+                if refreshed or (unchanged(stamps) and not _unsettled(stamps)):
                     return Index(root, reader)
                 reader.close()
             with store.Writer(entry, root, root.name) as writer:
@@ -513,14 +520,16 @@ def validate(data_dir=None):
 
     root = resolve_data_dir(data_dir).resolve()
     loaded, files = listing(root, display_base=Path.cwd() if _inside_cwd(root) else root.parent)
+    shas: dict[str, str] = {}
     if files is not None:
-        assemble(loaded, _file_results(root, loaded, files))
-    _check_portable(loaded)
+        assemble(loaded, _file_results(root, loaded, files, shas))
+    _check_portable(loaded, shas)
     return check(loaded)
 
 
-def _file_results(root: Path, loaded, files):
-    """(path, FileResult) of each file, from the index when it can be used."""
+def _file_results(root: Path, loaded, files, shas: dict):
+    """(path, FileResult) of each file, from the index when it can be used (`shas` gets the
+    content hash of each file, by its path)."""
     from .loader import read_file
 
     index = None
@@ -531,6 +540,7 @@ def _file_results(root: Path, loaded, files):
             index = None
     if index is None:
         return [(path, read_file(path, rel, display)) for path, rel, display in files]
+    shas.update({str(root / rel): sha for rel, sha in index.files().items()})
     if loaded.display_dir == root.name:
         from .update import all_results
 
@@ -575,10 +585,11 @@ def _remember(root: Path, new) -> None:
 _UNREAD = {"yaml-syntax", "bad-encoding", "control-character", "unreadable"}
 
 
-def _check_portable(loaded) -> None:
+def _check_portable(loaded, shas: dict | None = None) -> None:
     """Every file must read the same with PyYAML's pure-Python reader as with libyaml (the atlas is
     read with whichever the machine has). That reader is slow, so the content hash of each file
-    that passed is remembered in the cache and the same bytes are not read again."""
+    that passed is remembered in the cache and the same bytes are not read again (`shas`: the
+    content hashes the compiled index knows, by path: those files are not even read)."""
     from .loader import portable_problems
 
     known_file = cache.path("portable-yaml", crc(cache.code_key()))
@@ -588,6 +599,9 @@ def _check_portable(loaded) -> None:
     for path in loaded.files:
         display = f"{loaded.display_dir}/{path.relative_to(loaded.data_dir).as_posix()}"
         if display in unread:
+            continue
+        if (shas or {}).get(str(path)) in known:
+            passed.add(shas[str(path)])  # type: ignore[index]
             continue
         try:
             raw = path.read_bytes()
