@@ -29,7 +29,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .bounded import DATA_FILE, read_bounded
 from .paths import PACKAGE_DIR, cache_dir
@@ -247,7 +247,7 @@ class atomic_dir:
 # and card store are found through it, see atlas.opened)
 # ---------------------------------------------------------------------------------------------
 
-_HELD = None
+_HELD: Any = None  # a weakref.WeakValueDictionary, made on first use (weakref is not imported at start-up)
 
 
 def hold(key: str, value) -> None:

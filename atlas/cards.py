@@ -27,15 +27,56 @@ def card_of(atlas, concept) -> views.Card:
 
 
 class _Names:
-    """A name lookup of the index (`name`: folded with norm, `loose`: with squash): key -> ids."""
+    """A name lookup of the index (`name`: folded with norm, `loose`: with squash): key -> ids.
+    One key is looked up in the database; the whole lookup (what spotting names in a question,
+    prefixes and the nearest names read) is read once, when first iterated."""
 
     def __init__(self, index: Index, table: str):
         self.index = index
         self.table = table
+        self._all: dict[str, set[str]] | None = None
+        self.understood: Any = None  # what atlas.understand keeps of this lookup (its `name_keys`)
 
     def get(self, key: str, default=None):
+        if self._all is not None:
+            return self._all.get(key, default)
         ids = {r[0] for r in self.index.con.execute(f"SELECT id FROM {self.table} WHERE key = ?", (key,))}
         return ids or default
+
+    def starting(self, prefix: str) -> bool:
+        """Some key starts with `prefix` (one range query on the key index)."""
+        return self.index.con.execute(f"SELECT 1 FROM {self.table} WHERE key >= ? AND key < ? LIMIT 1",
+                                      (prefix, prefix + "\U0010ffff")).fetchone() is not None
+
+    def bracketed(self) -> list[tuple[str, set[str]]]:
+        """The keys ending in a part in brackets, with their ids (what spotting reads of every name)."""
+        out: dict[str, set[str]] = {}
+        for k, i in self.index.con.execute(f"SELECT key, id FROM {self.table} WHERE key LIKE '%(%)'"):
+            out.setdefault(k, set()).add(i)
+        return list(out.items())
+
+    def whole(self) -> dict[str, set[str]]:
+        if self._all is None:
+            out: dict[str, set[str]] = {}
+            for k, i in self.index.con.execute(f"SELECT key, id FROM {self.table}"):
+                out.setdefault(k, set()).add(i)
+            self._all = out
+        return self._all
+
+    def __contains__(self, key) -> bool:
+        return self.get(key) is not None
+
+    def __iter__(self):
+        return iter(self.whole())
+
+    def __len__(self) -> int:
+        return len(self.whole())
+
+    def items(self):
+        return self.whole().items()
+
+    def keys(self):
+        return self.whole().keys()
 
     def containing(self, key: str) -> dict[str, set[str]]:
         """The part of the lookup whose keys contain `key` (all a prefix search needs)."""
@@ -81,8 +122,24 @@ class CardStore:
     def questions(self) -> dict:
         return self.index.meta("questions", {})
 
+    @property
+    def names(self) -> dict[str, Any]:
+        """The name indexes as `resolve` and `understand` read them ({ids, name_index, loose_index,
+        questions}): looked up a key at a time, read whole only when iterated."""
+        return {"ids": self.ids, "name_index": self.name_index, "loose_index": self.loose_index,
+                "questions": self.questions}
+
     def atlas(self):
         return self.index.atlas()
+
+    def exact(self, term: str) -> str | None:
+        """The one concept the term names exactly (`resolve.exact_id`); an id whose card is kept
+        is answered without opening the database."""
+        def run() -> str | None:
+            if self._kept(term.strip()) is not None:
+                return term.strip()
+            return resolve.exact_id(self.ids, self._lookup(self.name_index), self._lookup(self.loose_index), term)
+        return self._again(run)
 
     def find(self, term: str) -> str | None:
         return resolve.exact_id(self.ids, self._lookup(self.name_index), self._lookup(self.loose_index), term) \
@@ -96,15 +153,18 @@ class CardStore:
         return resolve.prefix_id(self.name_index.containing(norm(term)),
                                  self.loose_index.containing(squash(term)), term)
 
+    def prefix(self, term: str) -> str | None:
+        """The concept the term is a confident prefix of (`resolve.prefix_id`), from the keys that
+        contain it."""
+        return self._again(lambda: self._prefix(term))
+
     def answer(self, term: str) -> tuple[str, object]:
         """("card", id) when the term names one concept, or is a confident prefix that the ranked
         search also puts first; otherwise ("hits", ranked search hits, maybe empty)."""
         return self._again(lambda: self._answer(term))
 
     def _answer(self, term: str) -> tuple[str, object]:
-        if self._kept(term.strip()) is not None:  # an id whose card is kept: no database to open
-            return "card", term.strip()
-        ident = resolve.exact_id(self.ids, self._lookup(self.name_index), self._lookup(self.loose_index), term)
+        ident = self.exact(term)
         if ident:
             return "card", ident
         hits = self.index.search.search(term, limit=10)

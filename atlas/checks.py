@@ -59,7 +59,7 @@ def check_questions(loaded: Loaded) -> None:
     have = {q.id for q in loaded.atlas.questions}
     missing = [q for q in QUESTION_IDS if q not in have]
     where = f"{loaded.display_dir}/questions.yaml"
-    if missing and not any(p.is_error and p.location.file == where for p in loaded.problems):
+    if missing and where not in loaded.unread:
         # (a file that did not read is reported once, not again as lacking its questions)
         _problem(loaded, Location(where), "error", "missing-question",
                  "questions.yaml lacks: " + ", ".join(missing))
@@ -81,6 +81,21 @@ def check_collisions(loaded: Loaded) -> None:
                          "with `disambiguates` relations instead")
             else:
                 owner[key] = (c.id, name)
+
+
+def check_identifiers(loaded: Loaded) -> None:
+    """A concept, a claim, a flow and a question never share an id: each id is the dcterms:identifier
+    of one resource of the RDF export (kinds are `kind:<id>`, apart from these)."""
+    atlas = loaded.atlas
+    owner: dict[str, str] = {}
+    for kind, records in (("question", atlas.questions), ("concept", atlas.concepts), ("claim", atlas.claims),
+                          ("flow", atlas.flows)):
+        for record in records:
+            first = owner.setdefault(record.id, kind)
+            if first != kind:
+                _problem(loaded, record.loc, "error", "duplicate-identifier",
+                         f'{kind} id "{record.id}" is also the id of a {first}',
+                         "give it another id: every id is the dcterms:identifier of one resource in the RDF export")
 
 
 def check_cycles(loaded: Loaded) -> None:
@@ -292,7 +307,7 @@ def check_undated(loaded: Loaded) -> None:
                          f"add a probe in {repo} instead of the undated reason")
 
 
-CHECKS = (check_refs, check_questions, check_collisions, check_cycles, check_relations,
+CHECKS = (check_refs, check_questions, check_collisions, check_identifiers, check_cycles, check_relations,
           check_dates, check_flows, check_claim_status, check_planes, check_test_plans, check_undated)
 
 

@@ -73,9 +73,10 @@ OPTIONS = {o.dest: o for o in (
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
     Option(("--sparql",), "sparql", None, None, None, "Run a read-only SPARQL query instead.", "QUERY"),
-    Option(("--results",), "results", ("table", "json", "csv", "tsv"), None, None,
-           "SPARQL result format: table, json (SPARQL JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
-           "csv or tsv (SPARQL 1.1 CSV/TSV). Default: table, or json with --format json."),
+    Option(("--results",), "results", ("table", "json", "xml", "csv", "tsv"), None, None,
+           "SPARQL result format: table, json (SPARQL 1.1 Results JSON; JSON-LD for CONSTRUCT/DESCRIBE), "
+           "xml (SPARQL Results XML; RDF/XML for CONSTRUCT/DESCRIBE), csv or tsv (SPARQL 1.1 CSV/TSV, SELECT "
+           "only). Default: table, or json with --format json."),
     Option(("--timeout",), "timeout", None, None, None,
            "Time limit of a SPARQL query (default: 5 s embedded, 10 s for a whole endpoint exchange).",
            "SECONDS", number=float, bounds=(0.1, 3600)),
@@ -86,6 +87,9 @@ OPTIONS = {o.dest: o for o in (
            "Root of the local clones (default: $ATLAS_REPOS, else repos/ beside the data folder).", folder=True),
     Option(("--as-of",), "as_of", None, None, None,
            "Show the atlas as visible on DATE (YYYY-MM-DD, a UTC day).", "DATE", day=True),
+    Option(("--hops",), "hops", None, "1", None,
+           "How far the code index follows calls from the pinned files: 0 indexes the pinned files only, "
+           "1 also the files that define what they call, and so on.", "N", number=int, bounds=(0, 4)),
 )}
 
 # The options each launcher hot path reads; any other word that starts with "-" goes to click.
@@ -93,6 +97,8 @@ FAST = {
     "query": ("lang", "fmt", "data_dir", "as_of"),
     "sparql": ("sparql", "results", "timeout", "max_rows", "fmt", "data_dir"),
     "refresh": ("data_dir", "repos_dir", "fmt"),
+    "where": ("lang", "fmt", "data_dir", "repos_dir", "hops"),
+    "source": ("lang", "fmt", "data_dir", "repos_dir", "hops"),
 }
 
 
@@ -121,26 +127,68 @@ def no_match(exc: NoMatch, fmt: str, lang: str) -> Answer:
 
 
 def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: str | None = None) -> Answer:
-    """`atlas query WORDS`: the card of the one concept the words name, else the ranked hits of
-    one search over everything, else the closest concepts (exit 1)."""
+    """`atlas query WORDS`: the card of the one concept the words name; else the question read and
+    answered (the answer first, then the ranked hits of one search over everything); else an honest
+    miss with the nearest names (exit 1)."""
     from . import render
+    from .ask import ask
     from .opened import Opened
 
     opened = Opened(data_dir)
-    store = opened.cards  # precomputed cards: no need to rebuild the whole atlas
-    kind, found = store.answer(term)
-    if kind == "hits" and found:
-        if as_of:
-            store.mark_hits(found, as_of)
-        return answer(fmt, {"query": term, "hits": found}, lambda d: render.hits(d, lang))
-    if kind == "card":
-        ident = found
-    else:
-        try:
-            ident = opened.concept(term).id
-        except NoMatch as exc:
-            return no_match(exc, fmt, lang)
-    return answer(fmt, store.card(ident, as_of), lambda d: render.card(d, store.questions, lang))
+    asked = ask(opened, term, as_of)
+    store = opened.cards
+    if asked.kind == "card":
+        return answer(fmt, asked.value, lambda d: render.card(d, store.questions, lang))
+    if asked.kind == "answer":
+        asked.value["hits"] = _with_code_hits(opened, term, asked.value["hits"])
+        return answer(fmt, asked.value, lambda d: render.answer(d, store.questions, lang))
+    code = _with_code_hits(opened, term, [])  # a line number or a function only the code tables know
+    if code:
+        said = asked.reading.lang if asked.reading is not None else "en"
+        value = {"query": term, "intent": {"kind": "search", "question": None, "concepts": [], "lang": said},
+                 "answer": None, "hits": code}
+        return answer(fmt, value, lambda d: render.answer(d, store.questions, lang))
+    return missed(opened, term, asked.reading, fmt, lang)
+
+
+def missed(opened, term: str, reading, fmt: str, lang: str) -> Answer:
+    """Nothing in concepts, claims, flows or repositories matches: said in the query's language,
+    with the concepts whose names are nearest; exit code 1."""
+    from . import render
+    from .resolve import nearest_names, prefix_owners_in
+    from .understand import language
+    from .views import card_row
+
+    store = opened.cards
+    indexes = (store.names["name_index"], store.names["loose_index"])
+    words = reading.plain if reading is not None and reading.plain else term
+    rows = [card_row(store.card(i)) for i in nearest_names(*indexes, words)]
+    several = len(prefix_owners_in(*indexes, term)) > 1
+    said = language(term)
+    if fmt == "json":
+        return Answer(to_json({"error": render.miss_message(term, said, several), "query": term,
+                               "suggestions": rows}), "", 1)
+    return Answer("", terminal_safe(render.miss(term, rows, lang, said, several)), 1)
+
+
+def _with_code_hits(opened, term: str, hits: list) -> list:
+    """The search hits with what the code tables say of a line number, `file:line` or function
+    name: first for a term shaped like code, after the search hits otherwise. The code table is
+    only read when cached (a query never builds the code index)."""
+    from .code.answers import code_shaped
+
+    shape = code_shaped(term)
+    if not shape:
+        return hits
+    from .code.answers import code_hits
+    from .code.lookup import open_code, open_pins
+    from .paths import repos_root
+
+    pins = open_pins(opened.key, lambda: opened.atlas)
+    code = open_code(opened.key, pins, repos_root(None, opened.data_dir), int(OPTIONS["hops"].value_from_env() or 1),
+                     lambda: opened.atlas, build=False)
+    found = code_hits(pins, code, term)
+    return found + hits if found else hits
 
 
 def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,
@@ -155,10 +203,38 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
 
 
 def sparql_store(data_dir=None):
-    """The cached N-Triples export the embedded store loads (bad data raises, with every problem)."""
+    """The embedded store of the data, open for reading (`atlas.sparqlstore`): built or updated
+    first when the data changed; N-Quads bytes (a store in memory) when the cache cannot hold one.
+    Bad data raises, with every problem."""
     from .opened import Opened
 
-    return Opened(data_dir).triples
+    return Opened(data_dir).sparql_store()
+
+
+def sparql_embedded(text: str, formats, data_dir=None, where: str = "query", limits: dict | None = None,
+                    source=None, open_store=None):
+    """`text` answered by the embedded store within the limits, rendered (`sparql.Rendered`): from
+    `source`, else from `open_store()` (default: the data's store). A damaged store is dropped and
+    built again, once."""
+    from . import sparql, sparqlstore
+
+    limits = limits or {}
+    open_store = open_store or (lambda: sparql_store(data_dir))
+    sparql.guard(text, where)  # before any store is built for a query that will be refused
+    for attempt in range(2):
+        source = source if source is not None else open_store()
+        try:
+            return sparql.run_embedded(text, source, where=where, formats=formats,
+                                       timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
+                                       max_rows=limits.get("max_rows", sparql.MAX_ROWS))
+        except sparql.StoreDamaged:
+            if attempt or not isinstance(source, sparqlstore.Version):
+                raise
+            sparqlstore.discard(source)
+            source = None
+        finally:
+            if isinstance(source, sparqlstore.Version):
+                source.close()
 
 
 def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = None, where: str = "query",
@@ -167,38 +243,35 @@ def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = 
     endpoint, within the limits (`timeout`, `max_rows`, `allow_service`). CSV and TSV end with
     their own line break (CRLF), so `out` never carries a final newline of its own."""
     from . import sparql
-    from .errors import AtlasError, Location
+    from .errors import Location, UsageError
 
     limits = {k: v for k, v in (limits or {}).items() if v is not None}
     if endpoint:
-        result = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
-                                     allow_service=limits.get("allow_service", False))
+        rendered = sparql.run_endpoint(text, endpoint, where=where, timeout=limits.get("timeout", sparql.TIMEOUT),
+                                       allow_service=limits.get("allow_service", False), formats=results)
     else:
         if limits.get("allow_service"):
-            raise AtlasError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
+            raise UsageError("--allow-service needs --endpoint: the embedded store never follows SERVICE",
                              Location("--allow-service"))
-        result = sparql.run_embedded(text, nt or sparql_store(data_dir), where=where,
-                                     timeout=limits.get("timeout", sparql.QUERY_TIMEOUT),
-                                     max_rows=limits.get("max_rows", sparql.MAX_ROWS))
-    out = terminal_safe(sparql.render(result, results))
+        rendered = sparql_embedded(text, results, data_dir, where, limits, source=nt)
+    out = terminal_safe(rendered.text)
     return Answer(out[:-1] if out.endswith("\n") else out)
 
 
 def sparql_file(path) -> str:
-    """The text of a query file (`--sparql-file`), or a located error."""
-    from pathlib import Path
+    """The text of a query file (`--sparql-file`), read up to 1 MB (`/dev/zero` is refused, not
+    read), or a located error."""
+    from .sparql import read_query_file
 
-    from .errors import AtlasError, Location
-
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AtlasError(f"cannot read the query: {exc}", Location(str(path))) from None
+    return read_query_file(str(path))
 
 
 def error_answer(exc) -> Answer:
-    """What the click CLI prints for an `AtlasError` without problems (see atlas.cli.main)."""
-    return Answer("", terminal_safe(f"Error: {exc}"), 1)
+    """What the click CLI prints for an `AtlasError` without problems (see atlas.cli.main): exit
+    code 2 for a usage error, else 1."""
+    from .errors import UsageError
+
+    return Answer("", terminal_safe(f"Error: {exc}"), 2 if isinstance(exc, UsageError) else 1)
 
 
 def sparql_results(results: str | None, fmt: str) -> str:
@@ -360,15 +433,18 @@ def flow_value(opened, name: str):
     return queries.flow(opened.atlas, name)
 
 
-def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
-    """`atlas claims [TOPIC]`: the claims, or those for a topic, ranked (exit 1 when none)."""
+def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "text", data_dir=None,
+           full: bool = False) -> Answer:
+    """`atlas claims [TOPIC]`: every claim, one line each, grouped by status with counts (`full`:
+    with the evidence); or the claims for a topic, ranked, with their evidence (exit 1 when none)."""
     from . import render
     from .opened import Opened
 
     rows = claims_value(Opened(data_dir), topic, status)
     if topic is not None and not rows and fmt != "json":
         return Answer("", f'no claims match "{topic}"' + (f" with status {status}" if status else ""), 1)
-    return answer(fmt, rows, lambda r: render.claims(r, lang), 0 if rows or topic is None else 1)
+    show = render.claims if topic is not None or full else render.claims_by_status
+    return answer(fmt, rows, lambda r: show(r, lang), 0 if rows or topic is None else 1)
 
 
 def claims_value(opened, topic: str | None = None, status=None) -> list:
@@ -411,23 +487,29 @@ def _no_repo(opened, ident: str):
 # validate, timeline, verify, map, export
 # ---------------------------------------------------------------------------------------------
 
+def validate_problems(data_dir=None, shacl: bool = True):
+    """`atlas validate`'s findings: (the loaded data, every problem). The YAML stage (files, fields,
+    cross-record checks) reports what it finds; the SHACL stage then runs over whatever loaded, also
+    when the YAML stage found errors, and its violations follow."""
+    from .index import validate as load_and_check
+
+    loaded = load_and_check(data_dir)
+    problems = list(loaded.problems)
+    if shacl:
+        from .shacl import shacl_problems
+
+        problems.extend(shacl_problems(loaded))
+    return loaded, problems
+
+
 def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warnings: bool = False) -> Answer:
     """`atlas validate`: every problem of data/ as file:line:col; exit 1 with errors (or warnings
     with `fail_on_warnings`)."""
     from . import render
-    from .index import validate as run
     from .paths import choose_data, describe
 
     chosen = choose_data(data_dir)
-    loaded = run(chosen.path)
-    problems = list(loaded.problems)
-    if shacl and not loaded.errors:
-        try:
-            from .shacl import shacl_problems
-        except ImportError:
-            shacl_problems = None
-        if shacl_problems is not None:
-            problems.extend(shacl_problems(loaded))
+    loaded, problems = validate_problems(chosen.path, shacl)
     errors = sum(1 for p in problems if p.is_error)
     value = {"errors": errors, "warnings": len(problems) - errors, "data": str(chosen.path), "problems": [
         {"file": p.location.file, "line": p.location.line, "col": p.location.col,
@@ -480,19 +562,28 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     return done._replace(err=terminal_safe(folders.note)) if folders.note else done
 
 
-def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None) -> Answer:
-    """`atlas map`: write the site; the answer names the folder and the first page."""
+def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None, repos_dir=None,
+         hops: int = 1) -> Answer:
+    """`atlas map`: write the site (with a page for each source file behind the pins when local
+    clones are found); the answer names the folder, the first page and the source pages."""
     import os
 
     from .htmlmap import build_site
+    from .htmlmap.common import SourceTables
     from .paths import choose_data, describe
 
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
     chosen = choose_data(data_dir)
-    paths = build_site(_atlas(chosen.path), out_dir, as_of=as_of, force=force)
+    opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
+    absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
+    paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent))
     plural = "s" if len(paths) != 1 else ""
+    source = sum(1 for p in paths if "/source/" in p.as_posix())
+    clones = (f"source pages: {source} (from {len(code.clones)} local clone(s) under {root})" if code is not None
+              else f"source pages: none (no local clone of a pinned repository under {root}; "
+                   "`atlas refresh --clone` brings them in, then `atlas map` adds the source behind the pins)")
     return Answer(terminal_safe(f"wrote {len(paths)} page{plural} to {out_dir.rstrip('/')}/ (open {paths[0]})\n"
-                                f"data: {describe(*chosen)}"))
+                                f"{clones}\ndata: {describe(*chosen)}"))
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
@@ -544,6 +635,142 @@ def _output_file(output: str) -> str:
                          "folders", Location(output), hint=f"create it first (mkdir -p {folder}), or write elsewhere")
     return path
 
+
+# ---------------------------------------------------------------------------------------------
+# The code behind the pins: where, source
+# ---------------------------------------------------------------------------------------------
+
+def _progress_to_stderr(message: str) -> None:
+    import sys
+
+    sys.stderr.write(terminal_safe(message) + "\n")
+    sys.stderr.flush()
+
+
+def code_tables(data_dir=None, repos_dir=None, hops: int = 1, build: bool = True, progress=_progress_to_stderr):
+    """(opened atlas, pin table, code table or None, clones folder): the two cached tables of
+    atlas.code.lookup; the code table is built from the clones the first time it is needed."""
+    from .code.lookup import open_code, open_pins
+    from .opened import Opened
+    from .paths import repos_root
+
+    opened = Opened(data_dir)
+    pins = open_pins(opened.key, lambda: opened.atlas)
+    root = repos_root(repos_dir, opened.data_dir)
+    code = open_code(opened.key, pins, root, int(hops), lambda: opened.atlas, build, progress)
+    return opened, pins, code, root
+
+
+def where(location: str, lang: str = "en", fmt: str = "text", data_dir=None, repos_dir=None,
+          hops: int = 1) -> Answer:
+    """`atlas where [REPO:]PATH:LINE`: the concepts, claims, flow steps and evidence whose pins cover
+    the line, the function around it and the nearest pins; exit 1 when no pin covers it."""
+    from . import render_code
+    from .code.answers import clones_view, parse_location, where as run
+
+    wanted = parse_location(location)
+    _opened, pins, code, root = code_tables(data_dir, repos_dir, hops)
+    places = run(pins, code, wanted)
+    repos = sorted({p["repo"] for p in places}) or ([wanted.repo] if wanted.repo else None)
+    value = {"query": dict(wanted._asdict()), "places": places, "clones": clones_view(pins, code, root, repos)}
+    code_ = 0 if any(p["covering"] for p in places) else 1
+    return answer(fmt, value, lambda v: render_code.where(v, lang), code_)
+
+
+def source(targets, lang: str = "en", fmt: str = "text", data_dir=None, repos_dir=None, hops: int = 1,
+           color: bool = False) -> Answer:
+    """`atlas source PIN|CONCEPT|FLOW STEP|[REPO:]PATH:LINE`: the lines, numbered, with the function
+    around them, its calls and its callers; exit 1 when no line could be shown."""
+    from . import render_code
+    from .code.answers import clones_view, excerpts as read
+
+    def build() -> Answer:
+        opened, pins, code, root = code_tables(data_dir, repos_dir, hops)
+        spans = _source_spans(opened, pins, code, list(targets))
+        excerpts = read(pins, code, spans)
+        value = {"query": list(targets), "excerpts": excerpts,
+                 "clones": clones_view(pins, code, root, sorted({x["repo"] for x in excerpts}))}
+        code_ = 0 if any(x["lines"] for x in excerpts) else 1
+        if fmt == "json":
+            return answer(fmt, value, render_code.source, code_)
+        return Answer(render_code.source(value, color), "", code_)  # made safe inside, colours kept
+    return _or_no_match(fmt, lang, build)
+
+
+def _source_spans(opened, pins, code, targets: list[str]):
+    """What `atlas source` shows: a pin, a location, a flow's step (two words), a flow, a concept."""
+    from .code.answers import location_span, parse_location, pin_span, spans_of
+    from .errors import AtlasError, Location
+
+    if not targets or len(targets) > 2:
+        raise AtlasError("atlas source takes a pin, a concept, a location, or a flow and one of its steps",
+                         Location("source"), "e.g. atlas source aiv-direct-drive; atlas source full-mesh-dispatch-path "
+                         "wqe-write; atlas source dispatch.h:4166")
+    if len(targets) == 2:
+        flow_id = _flow_id(opened, pins, targets[0])
+        step = _step_id(pins, flow_id, targets[1])
+        spans = spans_of(pins, ("step", step, flow_id))
+        if not spans:
+            raise AtlasError(f"step {step} of flow {flow_id} has no pin", Location("source"),
+                             f"atlas flow {flow_id} lists its steps and their sources")
+        return spans
+    term = targets[0]
+    span = pin_span(pins, term)
+    if span is not None:
+        return [span]
+    if ":" in term or "#L" in term:
+        return location_span(pins, code, parse_location(term))
+    return _named_spans(opened, pins, term)
+
+
+def _named_spans(opened, pins, term: str):
+    """A concept's pins, else a flow's (every step that has one)."""
+    from .code.answers import spans_of
+    from .errors import AtlasError, Location
+
+    ident = opened.cards.find(term)
+    if ident is None:
+        flow_id = _flow_or_none(opened, pins, term)
+        if flow_id is not None:
+            return [s for step in pins.flows[flow_id][2] for s in spans_of(pins, ("step", step, flow_id))]
+        ident = opened.concept(term).id  # or NoMatch with the closest concepts
+    spans = spans_of(pins, ("concept", ident, ""))
+    if not spans:
+        raise AtlasError(f"concept {ident} has no pinned evidence", Location("source"))
+    return spans
+
+
+def _flow_or_none(opened, pins, name: str) -> str | None:
+    from . import resolve
+
+    if name in pins.flows:
+        return name
+    f = resolve.flow(opened.atlas, name)
+    return f.id if f is not None else None
+
+
+def _flow_id(opened, pins, name: str) -> str:
+    found = _flow_or_none(opened, pins, name)
+    if found is None:
+        from .errors import AtlasError, Location
+        from .resolve import closest_flows
+
+        close = closest_flows(opened.atlas, opened.index, name)
+        raise AtlasError(f'no flow "{name}"', Location("source"),
+                         ("closest: " + ", ".join(close)) if close else "run `atlas flow` to list them")
+    return found
+
+
+def _step_id(pins, flow_id: str, name: str) -> str:
+    steps = pins.flows[flow_id][2]
+    if name in steps:
+        return name
+    starts = [s for s in steps if s.startswith(name)]
+    if len(starts) == 1:
+        return starts[0]
+    from .errors import AtlasError, Location
+
+    raise AtlasError(f'flow {flow_id} has no step "{name}"', Location("source"), "its steps: " + ", ".join(steps))
 
 
 # ---------------------------------------------------------------------------------------------

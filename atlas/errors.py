@@ -56,6 +56,11 @@ class AtlasError(Exception):
         return text
 
 
+class UsageError(AtlasError):
+    """An argument the command cannot take (a filter value outside its choices, a query over the
+    length limit): the command line reports it with exit code 2, like click's own usage errors."""
+
+
 class NoMatch(AtlasError):
     """A name (`term`) that matched no record, or several: carries the closest records as `rows`
     (plain dicts with id, kind and name), which every front end prints as "did you mean"."""

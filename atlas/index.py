@@ -192,6 +192,27 @@ class Index:
         rows = self.con.execute("SELECT kind, id, pos FROM win WHERE rel = ? ORDER BY pos", (rel,))
         return [results.record(rel, pos) for _kind, _id, pos in rows]
 
+    def part(self, rels) -> Atlas:
+        """The records of the data files `rels` with what their RDF export reads of the rest: every
+        repository (an evidence IRI holds its repository's URL), the timeline (the harvests and
+        sightings) and the cut-off. The SPARQL store updates the graphs of changed files from it."""
+        from .update import LISTS, TIMELINE, Results
+
+        results = Results(self.con)
+        atlas = Atlas()
+        for rel in sorted(rels):
+            for kind, pos in self.con.execute("SELECT kind, pos FROM win WHERE rel = ? ORDER BY pos", (rel,)):
+                if kind != "repository":
+                    getattr(atlas, LISTS[kind]).append(results.record(rel, pos))
+        atlas.repositories = [results.record(rel, pos) for rel, pos in self.con.execute(
+            "SELECT rel, pos FROM win WHERE kind = 'repository' ORDER BY rel, pos")]
+        timeline = results.get(TIMELINE)
+        if timeline is not None:
+            atlas.sightings, atlas.harvests = list(timeline.sightings), list(timeline.harvests)
+        atlas.cutoff = self.meta("cutoff", atlas.cutoff)
+        atlas.reindex()
+        return atlas
+
     def card_epoch(self, ident: str) -> int:
         return self.reader.card_epoch(ident) if self.reader else 0
 
@@ -318,11 +339,13 @@ class _File(NamedTuple):
 
 
 def _listing(root: Path):
-    """(files, folders) of the data folder, by the one walk; a problem met on the way stops."""
+    """(files, folders) of the data folder, by the one walk; an error met on the way stops (an entry
+    that vanished meanwhile is only a warning: it is not read)."""
     listing = list_files(root)
-    if listing.problems:
-        raise AtlasError(f"the data folder has {len(listing.problems)} problem(s)", Location(str(root)),
-                         "run `atlas validate` for the full list", problems=listing.problems)
+    errors = [p for p in listing.problems if p.is_error]
+    if errors:
+        raise AtlasError(f"the data folder has {len(errors)} problem(s)", Location(str(root)),
+                         "run `atlas validate` for the full list", problems=errors)
     base = str(root)
     files = [_File(rel, os.path.join(base, rel), None) for rel, _, _ in listing.files]
     folders = [os.path.join(base, rel) if rel else base for rel in listing.folders]
@@ -582,9 +605,6 @@ def _remember(root: Path, new) -> None:
         pass  # only costs speed
 
 
-_UNREAD = {"yaml-syntax", "bad-encoding", "control-character", "unreadable"}
-
-
 def _check_portable(loaded, shas: dict | None = None) -> None:
     """Every file must read the same with PyYAML's pure-Python reader as with libyaml (the atlas is
     read with whichever the machine has). That reader is slow, so the content hash of each file
@@ -594,7 +614,7 @@ def _check_portable(loaded, shas: dict | None = None) -> None:
 
     known_file = cache.path("portable-yaml", crc(cache.code_key()))
     known = set(cache.read(known_file) or ())
-    unread = {p.location.file for p in loaded.problems if p.code in _UNREAD}
+    unread = loaded.unread  # reported once, by the load; a file that did read may still differ
     passed = set()
     for path in loaded.files:
         display = f"{loaded.display_dir}/{path.relative_to(loaded.data_dir).as_posix()}"

@@ -1,7 +1,8 @@
-"""The `atlas` console script. Three hot paths are answered without importing click (which alone
+"""The `atlas` console script. Five hot paths are answered without importing click (which alone
 costs about twice Python's start-up): `atlas query WORDS`, a concept card straight from the card
 store or a ranked search over the search index; `atlas query --sparql Q` over the embedded store;
-and `atlas refresh` when nothing changed since its last no-op run (the stamp).
+`atlas refresh` when nothing changed since its last no-op run (the stamp); and `atlas where` and
+`atlas source`, from the cached pin and code tables.
 
 The launcher only parses: it reads the options of `atlas.commands.OPTIONS` (the table click's
 decorators are built from) and calls the same command functions as the click commands. Everything
@@ -93,15 +94,33 @@ def _fast_query(argv: list[str]):
     if parsed is None:
         return None
     opts, words = parsed
-    if not words or any(":" in w for w in words):
-        return None  # no words (usage), or a filter: the full CLI handles it
+    if not words or any(":" in w and not w.rstrip("0123456789").endswith(":") for w in words):
+        return None  # no words (usage), or a filter (PATH:LINE is not one): the full CLI handles it
     return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"], opts["as_of"])
+
+
+def _fast_code(argv: list[str]):
+    """`atlas where LOCATION` and `atlas source TARGET [STEP]` with the table's options: answered
+    from the cached pin and code tables (atlas.code.lookup)."""
+    from .commands import FAST, source, where
+    from .output import wants_color
+
+    parsed = parse(argv[1:], FAST[argv[0]], words=True)
+    if parsed is None:
+        return None
+    opts, words = parsed
+    common = (opts["lang"], opts["fmt"], opts["data_dir"], opts["repos_dir"], opts["hops"])
+    if argv[0] == "where":
+        return where(words[0], *common) if len(words) == 1 else None
+    return source(words, *common, color=wants_color()) if 1 <= len(words) <= 2 else None
 
 
 def _fast(argv: list[str]):
     """The command function's answer for a hot path, or None (click takes over)."""
     if argv[:1] == ["refresh"]:
         path = _fast_refresh
+    elif argv[:1] in (["where"], ["source"]):
+        path = _fast_code
     elif argv[:1] == ["query"]:
         path = _fast_sparql if "--sparql" in argv else _fast_query
     else:

@@ -22,9 +22,11 @@ from .model import (
     RepoHarvest, Repository, Sighting, TestPlan, Text, Undated, canonical_relation, RELATION_TYPES,
     INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
 )
-from .text import branch_problem, day
+from .output import INVISIBLE
+from .text import branch_problem, day, norm, repo_url_problem
 from .walk import list_files
 
+_Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
 try:  # libyaml is much faster and keeps marks too
     _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - pure-Python PyYAML
@@ -55,6 +57,7 @@ class Loaded:
     files: list[Path] = field(default_factory=list)
     data_dir: Path | None = None
     display_dir: str = "data"  # the data folder as locations name it
+    unread: set[str] = field(default_factory=set)  # files (as locations name them) that could not be read
 
     @property
     def errors(self) -> list[Problem]:
@@ -232,14 +235,41 @@ def _date(ctx: _Ctx, node, what: str) -> str | None:
     if value is None:
         return None
     value = value.strip()
-    if not DATE_RE.match(value[:10]):
-        ctx.error(node, "bad-date", f"{what} {value!r} is not a date (YYYY-MM-DD...)")
-        return None
-    if day(value[:10]) is None:
-        ctx.error(node, "bad-date", f"{what} {value!r} is not a day of the calendar",
-                  "check the month (01-12) and the day of that month")
-        return None
-    return value
+    return value if _when_ok(ctx, node, what, value, stamp=False) else None
+
+
+# An xsd:dateTime as the harvester writes it: seconds, an optional fraction, and an offset (Z or
+# +hh:mm), since a day shown to people is the UTC day of the committer date
+_STAMP_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+_CALENDAR_HINT = "check the month (01-12), the day of that month, the time (00:00:00-23:59:59) and the offset"
+
+
+def _when_ok(ctx: _Ctx, node, what: str, value: str, stamp: bool) -> bool:
+    """A day (YYYY-MM-DD) or, with `stamp`, a timestamp with its offset, that is a real value of the
+    calendar (2025-02-30 is not); else a `bad-date` error at the value's line."""
+    if not stamp:
+        if not DATE_RE.match(value):
+            ctx.error(node, "bad-date", f"{what} {value!r} is not a date (YYYY-MM-DD)")
+        elif day(value) is None:
+            ctx.error(node, "bad-date", f"{what} {value!r} is not a day of the calendar", _CALENDAR_HINT)
+        else:
+            return True
+        return False
+    if not _STAMP_RE.fullmatch(value):
+        ctx.error(node, "bad-date", f"{what} {value!r} is not a timestamp YYYY-MM-DDThh:mm:ss with an offset "
+                  "(Z or +hh:mm)", "the harvester writes git's dates as they are, e.g. 2025-11-30T10:00:00+08:00")
+        return False
+    from datetime import datetime, timedelta
+
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        moment = None
+    offset = moment.utcoffset() if moment is not None else None
+    if offset is None or abs(offset) > timedelta(hours=14):
+        ctx.error(node, "bad-date", f"{what} {value!r} is not a moment of the calendar", _CALENDAR_HINT)
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,22 +286,17 @@ def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
     ev = Evidence(loc=ctx.loc(node))
     if ("pin" in f) == ("url" in f):
         ctx.error(node, "bad-evidence", f"{what} needs exactly one of pin or url")
-        return None
     if "pin" in f:
         ev.pin = _pin(ctx, f["pin"], what)
-        if ev.pin is None:
-            return None
-    else:
-        ev.url = _url(ctx, f["url"], what)
-        if ev.url is None:
-            return None
+    if "url" in f:
+        ev.url = _url(ctx, f["url"], what) or ""
     if "supports" in f:
         ev.supports = _text(ctx, f["supports"], f"{what} supports", required=False)
     if "symbol" in f:
         ev.symbol = _str(ctx, f["symbol"], f"{what} symbol") or ""
     if "confidence" in f:
         ev.confidence = _enum(ctx, f["confidence"], f"{what} confidence", CONFIDENCES) or ""
-    return ev
+    return ev if (ev.pin is not None) != bool(ev.url) else None  # kept with exactly one good source
 
 
 def _pin(ctx: _Ctx, node, what: str) -> Pin | None:
@@ -319,44 +344,50 @@ _RELATION_KEYS = ("type", "target", "note", "evidence")
 
 def _relation(ctx: _Ctx, node, owner: str) -> Relation | None:
     f = _fields(ctx, node, "a relation", _RELATION_KEYS, ("type", "target"))
-    if f is None or "type" not in f or "target" not in f:
+    if f is None:
         return None
-    rtype = _str(ctx, f["type"], "relation type")
-    target = _id(ctx, f["target"], "relation target")
-    if rtype is None or target is None:
-        return None
-    canon = canonical_relation(rtype)
-    if canon is None:
-        names = list(RELATION_TYPES) + list(INVERSE_TO_FORWARD)
-        ctx.error(f["type"], "bad-value", f"unknown relation type {rtype!r}",
-                  _did_you_mean(rtype, names) or "see docs/schema.md for the vocabulary")
-        return None
-    forward, reverse = canon
-    ctx.ref("concept", target, f["target"], "relation target")
-    source, dest = (target, owner) if reverse else (owner, target)
-    rel = Relation(forward, source, dest, loc=ctx.loc(node))
+    canon = _relation_type(ctx, f["type"]) if "type" in f else None
+    target = _id(ctx, f["target"], "relation target") if "target" in f else None
+    if target is not None:
+        ctx.ref("concept", target, f["target"], "relation target")
+    rel = Relation("", "", "", loc=ctx.loc(node))
     if "note" in f:
         rel.note = _text(ctx, f["note"], "relation note", required=False)
     if "evidence" in f:
         rel.evidence = _evidence_list(ctx, f["evidence"], "relation evidence")
+    if canon is None or target is None:
+        return None
+    rel.type, reverse = canon
+    rel.source, rel.target = (target, owner) if reverse else (owner, target)
     return rel
+
+
+def _relation_type(ctx: _Ctx, node) -> tuple[str, bool] | None:
+    """(forward type, whether the name given is the inverse) of a relation's `type`."""
+    rtype = _str(ctx, node, "relation type")
+    if rtype is None:
+        return None
+    canon = canonical_relation(rtype)
+    if canon is None:
+        names = list(RELATION_TYPES) + list(INVERSE_TO_FORWARD)
+        ctx.error(node, "bad-value", f"unknown relation type {rtype!r}",
+                  _did_you_mean(rtype, names) or "see docs/schema.md for the vocabulary")
+    return canon
 
 
 def _probe(ctx: _Ctx, node) -> Probe | None:
     f = _fields(ctx, node, "a probe", ("repo", *METHODS), ("repo",))
-    if f is None or "repo" not in f:
+    if f is None:
         return None
-    repo = _str(ctx, f["repo"], "probe repo")
-    if repo is None:
-        return None
-    ctx.ref("repo", repo, f["repo"], "probe repository")
+    repo = _str(ctx, f["repo"], "probe repo") if "repo" in f else None
+    if repo is not None:
+        ctx.ref("repo", repo, f["repo"], "probe repository")
     methods = [m for m in METHODS if m in f]
     if len(methods) != 1:
         ctx.error(node, "bad-probe", "a probe needs exactly one of " + " or ".join(METHODS))
-        return None
-    method = methods[0]
-    value = _str(ctx, f[method], f"probe {method}")
-    if not value:
+    values = [_str(ctx, f[m], f"probe {m}") for m in methods]  # each checked, also when there are two
+    method, value = (methods[0], values[0]) if len(methods) == 1 else ("", None)
+    if not value or repo is None:
         return None
     if method == "path":  # a folder is written with or without its trailing slash
         value = value.strip("/")
@@ -367,23 +398,29 @@ _CONCEPT_KEYS = ("id", "kind", "names", "aliases", "answers", "beginner", "profe
                  "hardware", "hardware_note", "lifecycle", "relations", "evidence", "probes", "undated")
 
 
+def _file_id(ctx: _Ctx, f: dict, what: str, stem: str) -> str | None:
+    """The id of a record that is one file: its `id`, which must equal the file's name. A missing or
+    malformed id is reported and the file's name stands in for it (when that is an id), so the rest
+    of the record is still read and checked: one error never hides the others."""
+    ident = _id(ctx, f["id"], f"{what} id") if "id" in f else None
+    if ident is not None and ident != stem:
+        ctx.error(f["id"], "id-mismatch", f'{what} id "{ident}" differs from its file name "{stem}"',
+                  f"rename the file to {ident}.yaml or change the id")
+    return ident or (stem if ID_RE.match(stem) else None)
+
+
 def parse_concept(ctx: _Ctx, node, stem: str) -> Concept | None:
     f = _fields(ctx, node, "a concept", _CONCEPT_KEYS,
                 ("id", "kind", "names", "beginner", "professional", "evidence"))
-    if f is None or "id" not in f:
+    if f is None:
         return None
-    ident = _id(ctx, f["id"], "concept id")
-    if ident is None:
-        return None
-    if ident != stem:
-        ctx.error(f["id"], "id-mismatch", f'concept id "{ident}" differs from its file name "{stem}"',
-                  f"rename the file to {ident}.yaml or change the id")
+    ident = _file_id(ctx, f, "concept", stem)
     kind = _enum(ctx, f["kind"], "kind", KINDS) if "kind" in f else None
-    c = Concept(ident, kind or "concept", Text(), loc=ctx.loc(node))
+    c = Concept(ident or stem, kind or "concept", Text(), loc=ctx.loc(node))
     for key, read in _CONCEPT_FIELDS:
         if key in f:
             read(ctx, c, f[key])
-    return c
+    return c if ident else None
 
 
 def _concept_names(ctx: _Ctx, c: Concept, node) -> None:
@@ -391,9 +428,21 @@ def _concept_names(ctx: _Ctx, c: Concept, node) -> None:
 
 
 def _concept_aliases(ctx: _Ctx, c: Concept, node) -> None:
+    """The aliases per language; none may be the concept's own id or name (as names are matched:
+    case- and width-insensitively), which would only repeat it."""
     af = _fields(ctx, node, "aliases", LANGS)
-    if af:
-        c.aliases = {lang: [v for v, _ in _str_list(ctx, n, f"aliases.{lang}")] for lang, n in af.items()}
+    if not af:
+        return
+    own = {norm(name): (what, name) for name, what in ((c.names.zh, "Chinese name"), (c.names.en, "English name"),
+                                                       (c.id, "id")) if name}
+    for lang, lang_node in af.items():
+        items = _str_list(ctx, lang_node, f"aliases.{lang}")
+        for value, item in items:
+            if norm(value) in own:
+                what, name = own[norm(value)]
+                ctx.error(item, "self-alias", f'alias "{value}" of concept "{c.id}" repeats its {what} "{name}"',
+                          "remove it: a concept is found by its id and names already, case- and width-insensitively")
+        c.aliases[lang] = [v for v, _ in items]
 
 
 def _concept_answers(ctx: _Ctx, c: Concept, node) -> None:
@@ -478,17 +527,15 @@ _CONCEPT_FIELDS = (
 
 def parse_question(ctx: _Ctx, node) -> Question | None:
     f = _fields(ctx, node, "a question", ("id", "names", "explanation"), ("id", "names"))
-    if f is None or "id" not in f:
+    if f is None:
         return None
-    qid = _enum(ctx, f["id"], "question id", QUESTION_IDS)
-    if qid is None:
-        return None
-    q = Question(qid, Text(), loc=ctx.loc(node))
+    qid = _enum(ctx, f["id"], "question id", QUESTION_IDS) if "id" in f else None
+    q = Question(qid or "", Text(), loc=ctx.loc(node))
     if "names" in f:
         q.names = _text(ctx, f["names"], "question names")
     if "explanation" in f:
         q.explanation = _text(ctx, f["explanation"], "question explanation")
-    return q
+    return q if qid else None
 
 
 _REPO_KEYS = ("id", "urls", "purpose", "hardware", "status", "branch", "mirror_of",
@@ -497,15 +544,13 @@ _REPO_KEYS = ("id", "urls", "purpose", "hardware", "status", "branch", "mirror_o
 
 def parse_repository(ctx: _Ctx, node) -> Repository | None:
     f = _fields(ctx, node, "a repository", _REPO_KEYS, ("id", "urls", "purpose", "status"))
-    if f is None or "id" not in f:
+    if f is None:
         return None
-    rid = _str(ctx, f["id"], "repository id")
-    if rid is None:
-        return None
-    if not REPO_RE.match(rid):
+    rid = _str(ctx, f["id"], "repository id") if "id" in f else None
+    if rid is not None and not REPO_RE.match(rid):
         ctx.error(f["id"], "bad-id", f"repository id {rid!r} is not owner/name")
-        return None
-    r = Repository(rid, loc=ctx.loc(node))
+        rid = None
+    r = Repository(rid or "", loc=ctx.loc(node))
     if "urls" in f:
         r.urls = _repo_urls(ctx, f["urls"])
     if "purpose" in f:
@@ -519,7 +564,7 @@ def parse_repository(ctx: _Ctx, node) -> Repository | None:
         r.note = _text(ctx, f["note"], "repository note", required=False)
     if "evidence" in f:
         r.evidence = _evidence_list(ctx, f["evidence"], "repository evidence")
-    return r
+    return r if rid else None
 
 
 def _repo_history(ctx: _Ctx, r: Repository, f: dict) -> None:
@@ -537,8 +582,11 @@ def _repo_history(ctx: _Ctx, r: Repository, f: dict) -> None:
 def _repo_urls(ctx: _Ctx, node) -> list[str]:
     items = _str_list(ctx, node, "urls")
     for value, item in items:
-        if not value.startswith("https://"):
-            ctx.error(item, "bad-url", f"repository url {value!r} is not an https URL")
+        why = repo_url_problem(value)
+        if why:
+            ctx.error(item, "bad-url", f"repository url {value!r}: {why}",
+                      "list the repository's public https:// address (git's url.<base>.insteadOf reaches it "
+                      "over ssh if you prefer)")
     return [v for v, _ in items]
 
 
@@ -555,12 +603,10 @@ def _hardware(ctx: _Ctx, node, what: str) -> list[str]:
 def parse_claim(ctx: _Ctx, node) -> Claim | None:
     f = _fields(ctx, node, "a claim", ("id", "statement", "status", "about", "evidence", "note", "test_plan"),
                 ("id", "statement", "status", "about", "evidence"))
-    if f is None or "id" not in f:
+    if f is None:
         return None
-    cid = _id(ctx, f["id"], "claim id")
-    if cid is None:
-        return None
-    cl = Claim(cid, Text(), "open", loc=ctx.loc(node))
+    cid = _id(ctx, f["id"], "claim id") if "id" in f else None
+    cl = Claim(cid or "", Text(), "open", loc=ctx.loc(node))
     if "statement" in f:
         cl.statement = _text(ctx, f["statement"], "claim statement")
     if "status" in f:
@@ -572,12 +618,12 @@ def parse_claim(ctx: _Ctx, node) -> Claim | None:
     if "evidence" in f:
         cl.evidence = _evidence_list(ctx, f["evidence"], "claim evidence")
         if not cl.evidence:
-            ctx.error(f["evidence"], "no-evidence", f'claim "{cid}" has no evidence')
+            ctx.error(f["evidence"], "no-evidence", f'claim "{cid or "?"}" has no evidence')
     if "note" in f:
         cl.note = _text(ctx, f["note"], "claim note", required=False)
     if "test_plan" in f:
-        cl.test_plan = parse_test_plan(ctx, f["test_plan"], cid)
-    return cl
+        cl.test_plan = parse_test_plan(ctx, f["test_plan"], cid or "?")
+    return cl if cid else None
 
 
 _TEST_PLAN_KEYS = ("order", "step", "where", "measure", "confirm", "refute")
@@ -613,14 +659,10 @@ def parse_test_plan(ctx: _Ctx, node, cid: str) -> TestPlan | None:
 def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
     f = _fields(ctx, node, "a flow", ("id", "title", "summary", "steps", "edges", "evidence"),
                 ("id", "title", "steps"))
-    if f is None or "id" not in f:
+    if f is None:
         return None
-    fid = _id(ctx, f["id"], "flow id")
-    if fid is None:
-        return None
-    if fid != stem:
-        ctx.error(f["id"], "id-mismatch", f'flow id "{fid}" differs from its file name "{stem}"')
-    flow = Flow(fid, Text(), loc=ctx.loc(node))
+    fid = _file_id(ctx, f, "flow", stem)
+    flow = Flow(fid or stem, Text(), loc=ctx.loc(node))
     if "title" in f:
         flow.title = _text(ctx, f["title"], "flow title")
     if "summary" in f:
@@ -629,30 +671,29 @@ def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
         flow.evidence = _evidence_list(ctx, f["evidence"], "flow evidence")
     step_ids: dict[str, object] = {}
     for item in _list(ctx, f.get("steps"), "steps") if "steps" in f else []:
-        step = _flow_step(ctx, item, fid, step_ids)
+        step = _flow_step(ctx, item, flow.id, step_ids)
         if step is not None:
             flow.steps.append(step)
     for item in _list(ctx, f.get("edges"), "edges") if "edges" in f else []:
-        edge = _flow_edge(ctx, item, fid, step_ids)
+        edge = _flow_edge(ctx, item, flow.id, step_ids)
         if edge is not None:
             flow.edges.append(edge)
-    return flow
+    return flow if fid else None
 
 
 def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
     """One step of flow `fid`; its id is added to `step_ids` (a repeated id is an error)."""
     sf = _fields(ctx, item, "a flow step", ("id", "label", "actor", "concepts", "source", "note"),
                  ("id", "label", "actor"))
-    if sf is None or "id" not in sf:
+    if sf is None:
         return None
-    sid = _id(ctx, sf["id"], "step id")
-    if sid is None:
-        return None
+    sid = _id(ctx, sf["id"], "step id") if "id" in sf else None
     if sid in step_ids:
         ctx.error(sf["id"], "duplicate-id", f'step "{sid}" appears twice in flow "{fid}"')
-        return None
-    step_ids[sid] = item
-    step = FlowStep(sid, Text(), "", loc=ctx.loc(item))
+        sid = None
+    if sid:
+        step_ids[sid] = item
+    step = FlowStep(sid or "?", Text(), "", loc=ctx.loc(item))
     if "label" in sf:
         step.label = _text(ctx, sf["label"], "step label")
     if "actor" in sf:
@@ -665,7 +706,7 @@ def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
         step.source = _evidence(ctx, sf["source"], f'source of step "{sid}"')
     if "note" in sf:
         step.note = _text(ctx, sf["note"], "step note", required=False)
-    return step
+    return step if sid else None
 
 
 def _flow_edge(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowEdge | None:
@@ -711,10 +752,24 @@ def parse_timeline(ctx: _Ctx, node) -> tuple[list[Sighting], list[RepoHarvest], 
     return sightings, harvests, cutoff or ""
 
 
+_STAMPS = ("committer_date", "author_date", "introduced_date", "harvested_at", "started_at")
+
+
+def _dates(ctx: _Ctx, f: dict, record) -> None:
+    """Every date (`cutoff`) and timestamp of a timeline record is a real value of the calendar, at
+    its line; the value stays as written (the SHACL stage reports it again in its own terms)."""
+    for key, node in f.items():
+        if key == "cutoff" or key in _STAMPS:
+            value = getattr(record, key)
+            if value:
+                _when_ok(ctx, node, key, value, stamp=key != "cutoff")
+
+
 def _harvest_row(ctx: _Ctx, item) -> RepoHarvest | None:
-    """One harvested repository of the timeline: its head, cut-off and counts."""
+    """One harvested repository of the timeline: its head, cut-off and counts (every field is checked,
+    also when a required one is missing; the row is kept only when it is whole)."""
     hf = _fields(ctx, item, "a harvested repository", _HARVEST_KEYS, ("repo", "head"))
-    if not hf or "repo" not in hf:
+    if not hf:
         return None
     h = RepoHarvest(repo="", head="", branch="", cutoff="", cutoff_head="", harvested_at="",
                     loc=ctx.loc(item))
@@ -728,14 +783,21 @@ def _harvest_row(ctx: _Ctx, item) -> RepoHarvest | None:
         else:
             setattr(h, key, _str(ctx, value_node, key) or "")
     _check_shas(ctx, hf, ("head", "cutoff_head"))
+    _dates(ctx, hf, h)
+    if "repo" not in hf:
+        return None
     ctx.ref("repo", h.repo, hf["repo"], "harvested repository")
     return h
 
 
+_SIGHTING_REQUIRED = ("concept", "repo", "method", "value", "found")
+
+
 def _sighting(ctx: _Ctx, item) -> Sighting | None:
-    """One sighting of the timeline: a probe found (or not) on a repository's mainline."""
-    sf = _fields(ctx, item, "a sighting", _SIGHTING_KEYS, ("concept", "repo", "method", "value", "found"))
-    if not sf or not {"concept", "repo", "method", "value", "found"} <= set(sf):
+    """One sighting of the timeline: a probe found (or not) on a repository's mainline. Every field is
+    checked, also when a required one is missing; the sighting is kept only when it is whole."""
+    sf = _fields(ctx, item, "a sighting", _SIGHTING_KEYS, _SIGHTING_REQUIRED)
+    if not sf:
         return None
     s = Sighting(concept="", repo="", method="term", value="", found=False, loc=ctx.loc(item))
     for key, value_node in sf.items():
@@ -748,13 +810,14 @@ def _sighting(ctx: _Ctx, item) -> Sighting | None:
         else:
             setattr(s, key, _str(ctx, value_node, key) or "")
     _check_shas(ctx, sf, ("sha", "mainline", "introduced", "head"))
-    for key in ("committer_date", "author_date", "introduced_date"):
-        if key in sf and getattr(s, key) and not DATE_RE.match(getattr(s, key)[:10]):
-            ctx.error(sf[key], "bad-date", f"{key} {getattr(s, key)!r} is not a date")
-    if s.found and not s.sha:
-        ctx.error(item, "missing-field", "a found sighting needs a sha")
-    ctx.ref("concept", s.concept, sf["concept"], "sighting concept")
-    return s
+    _dates(ctx, sf, s)
+    if s.found:
+        for key in ("sha", "committer_date"):
+            if not getattr(s, key):
+                ctx.error(item, "missing-field", f'a found sighting needs its "{key}"')
+    if "concept" in sf:
+        ctx.ref("concept", s.concept, sf["concept"], "sighting concept")
+    return s if set(_SIGHTING_REQUIRED) <= set(sf) else None
 
 
 def _check_shas(ctx: _Ctx, f: dict, keys) -> None:
@@ -794,52 +857,120 @@ def _flow_scalar_hint(text: str, exc: yaml.MarkedYAMLError) -> str:
             'quote the whole value: {en: "Who moves the data?", zh: "谁搬数据"}')
 
 
-# control characters other than tab and newline (CR is a line break in a file, not in a value)
-# and the bidirectional embeddings, overrides and isolates, which reorder what a reader sees
-_BIDI = "\u202a-\u202e\u2066-\u2069"
-_CONTROL_IN_FILE = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{_BIDI}]")
-_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}]")
+# control characters other than tab and newline (CR is a line break in a file, not in a value) and
+# the invisible format characters (zero-width spaces, direction marks, the bidirectional embeddings,
+# overrides and isolates, which reorder what a reader sees); a byte-order mark may open a file. A
+# control character or a line or paragraph separator (YAML breaks lines there) in a file stops its
+# reading; an invisible character is reported at each line that holds one, and the file is read on.
+_STOP_IN_FILE = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029]")
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{INVISIBLE}]")
 MAX_TEXT = 1_000_000  # characters of one value; far beyond any card, far below the RDF store's limit
-_CONTROL_HINT = ("remove it: an ESC or OSC sequence could rewrite the reader's terminal, and a bidirectional "
-                 "override reorders the text a reader sees; only newline and tab are allowed in text")
+MAX_ALIASES = 50  # alias uses (*name) in one file; the bundled atlas uses none
+_CONTROL_HINT = ("remove it: an ESC or OSC sequence could rewrite the reader's terminal, and an invisible "
+                 "character (a zero-width space, a direction mark or override) makes the text read as something "
+                 "else than it is; only newline and tab are allowed in text")
+
+
+def _char_name(ch: str) -> str:
+    if ch == "\0":
+        return "a NUL character"
+    import unicodedata
+
+    kind = "control" if unicodedata.category(ch) == "Cc" else "invisible"
+    name = unicodedata.name(ch, "")
+    return f"{kind} character U+{ord(ch):04X}" + (f" ({name})" if name else "")
+
+
+def _at(ctx: _Ctx, text: str, index: int) -> Location:
+    line = text.count("\n", 0, index) + 1
+    return Location(ctx.file, line, index - text.rfind("\n", 0, index))
 
 
 def _control_at(ctx: _Ctx, text: str) -> bool:
-    """Report the first control character of a file's text (a NUL included) at its line."""
-    m = _CONTROL_IN_FILE.search(text)
-    if m is None:
-        return False
-    line = text.count("\n", 0, m.start()) + 1
-    col = m.start() - text.rfind("\n", 0, m.start())
-    name = "a NUL character" if m.group(0) == "\0" else f"control character U+{ord(m.group(0)):04X}"
-    ctx.error(Location(ctx.file, line, col), "control-character", f"{name} in the file", _CONTROL_HINT)
-    return True
+    """Report the first control character of a file's text (a NUL included) at its line: True, the
+    file is not read. Each line that holds an invisible character is reported too (the file is read)."""
+    first = 1 if text.startswith("\ufeff") else 0
+    m = _STOP_IN_FILE.search(text)
+    if m is not None:
+        ctx.error(_at(ctx, text, m.start()), "control-character", f"{_char_name(m.group(0))} in the file",
+                  _CONTROL_HINT)
+        return True
+    line = 0
+    for m in _INVISIBLE.finditer(text, first):
+        loc = _at(ctx, text, m.start())
+        if loc.line != line:
+            line = loc.line
+            ctx.error(loc, "control-character", f"{_char_name(m.group(0))} in the file", _CONTROL_HINT)
+    return False
 
 
-def _check_values(ctx: _Ctx, root) -> None:
-    """Every scalar of a document (keys included): no control character but newline and tab
-    (an escape such as "\\e" or "\\x1b" in a quoted string makes one), and no giant value."""
+def _check_scalar(ctx: _Ctx, node, text: str) -> None:
+    for m in _CONTROL.finditer(node.value):
+        if not _written_as_itself(m.group(0), node, text):
+            ctx.error(node, "control-character", f"{_char_name(m.group(0))} in a value", _CONTROL_HINT)
+            break
+    if len(node.value) > MAX_TEXT:
+        ctx.error(node, "too-long", f"a value of {len(node.value)} characters (at most {MAX_TEXT})",
+                  "shorten it; the RDF export and the SPARQL store refuse giant literals")
+
+
+def _written_as_itself(ch: str, node, text: str) -> bool:
+    """An invisible character that the value's own text holds (reported at its line already), not one
+    that an escape such as "\\u200b" made."""
+    return bool(_INVISIBLE.match(ch)) and ch in text[node.start_mark.index:node.end_mark.index]
+
+
+def _check_values(ctx: _Ctx, root, text: str) -> bool:
+    """Every scalar of a document (keys included): no control character but newline and tab (an
+    escape such as "\\e" or "\\x1b" in a quoted string makes one), no invisible character, no giant
+    value. The walk goes by identity: a node that aliases reach again is not walked again, so nine
+    levels of ten aliases cost what they take to write. More than MAX_ALIASES alias uses is an error
+    (`yaml-aliases`, at the alias over the limit) and the file is not read: False."""
+    seen: set[int] = set()
+    repeats = 0
     stack = [root]
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            repeats += 1
+            continue
+        seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
-            m = _CONTROL.search(node.value)
-            if m:
-                ctx.error(node, "control-character",
-                          f"control character U+{ord(m.group(0)):04X} in a value", _CONTROL_HINT)
-            if len(node.value) > MAX_TEXT:
-                ctx.error(node, "too-long", f"a value of {len(node.value)} characters (at most {MAX_TEXT})",
-                          "shorten it; the RDF export and the SPARQL store refuse giant literals")
+            _check_scalar(ctx, node, text)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 stack.extend((key, value))
+    if repeats <= MAX_ALIASES:
+        return True
+    ctx.error(_alias_over_limit(ctx, text), "yaml-aliases",
+              f"{repeats} alias uses (*name) in one file, more than {MAX_ALIASES}: the file was not read",
+              "write the values out; the atlas's data files need no anchors or aliases")
+    return False
+
+
+def _alias_over_limit(ctx: _Ctx, text: str) -> Location:
+    """Where the first alias over MAX_ALIASES is written (the events are read again: only when the
+    limit is passed)."""
+    count = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            count += 1
+            if count > MAX_ALIASES:
+                mark = event.start_mark
+                return Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
+    return Location(ctx.file)
 
 
 def _compose(path: Path, ctx: _Ctx, raw: bytes | None = None):
     try:
         raw = read_bounded(path, DATA_FILE, "data file") if raw is None else raw
+    except FileNotFoundError:
+        ctx.warning(Location(ctx.file), "vanished", "the file disappeared while the data folder was read; "
+                    "skipped")
+        return None
     except OSError as exc:
         ctx.error(Location(ctx.file), "unreadable", f"cannot read file: {exc.strerror or exc}")
         return None
@@ -856,8 +987,8 @@ def _compose(path: Path, ctx: _Ctx, raw: bytes | None = None):
         return None
     try:
         root = yaml.compose(text, Loader=_Loader)
-        if root is not None:
-            _check_values(ctx, root)
+        if root is not None and not _check_values(ctx, root, text):
+            return None
         return root
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -894,9 +1025,35 @@ def _check_portable(ctx: _Ctx, text: str) -> None:
     except yaml.YAMLError as exc:
         ctx.error(Location(ctx.file), "yaml-portability", f"PyYAML's pure-Python reader fails: {exc}", hint)
         return
-    if pure != yaml.load(text, Loader=_Loader):  # noqa: S506
+    if not same_value(pure, yaml.load(text, Loader=_Loader)):  # noqa: S506
         ctx.error(Location(ctx.file), "yaml-portability",
                   "libyaml and PyYAML's pure-Python reader read this file differently", hint)
+
+
+def same_value(a, b) -> bool:
+    """`a == b` for two values read from YAML, walked by identity: a pair of nodes already compared
+    (an alias reached again, or a recursive list) is not compared again, so shared and recursive
+    values cost their written size, not their expanded size. NaN equals NaN."""
+    seen: set[tuple[int, int]] = set()
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y or (id(x), id(y)) in seen:
+            continue
+        seen.add((id(x), id(y)))
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, dict):
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif x != y and not (isinstance(x, float) and x != x and y != y):
+            return False
+    return True
 
 
 def _list_file(ctx: _Ctx, root, key: str) -> list:
@@ -937,6 +1094,7 @@ class FileResult:
     cutoff: str | None = None
     sightings: list[Sighting] = field(default_factory=list)
     harvests: list[RepoHarvest] = field(default_factory=list)
+    unread: bool = False  # the file could not be read at all (reported once, by its own problem)
 
     def to_plain(self) -> dict:
         return {
@@ -947,6 +1105,7 @@ class FileResult:
             "cutoff": self.cutoff,
             "sightings": [plain(s) for s in self.sightings],
             "harvests": [plain(h) for h in self.harvests],
+            "unread": self.unread,
         }
 
     @classmethod
@@ -958,7 +1117,8 @@ class FileResult:
             [Ref(kind, target, Location(*loc), what) for kind, target, loc, what in data["refs"]],
             data["cutoff"],
             [unplain("sightings", s) for s in data["sightings"]],
-            [unplain("harvests", h) for h in data["harvests"]])
+            [unplain("harvests", h) for h in data["harvests"]],
+            bool(data.get("unread")))
 
 
 _LISTS_OF = {"question": "questions", "repository": "repositories", "concept": "concepts", "claim": "claims",
@@ -1016,9 +1176,12 @@ def _display(path: Path, base: Path) -> str:
 
 def _read_file(reading: _Reading, path: Path, rel: Path, file: str, raw: bytes | None = None) -> None:
     ctx = _Ctx(file, reading.loaded)
+    before = len(reading.loaded.problems)
     root = _compose(path, ctx, raw)
     if root is None:
-        if not reading.loaded.problems:
+        if len(reading.loaded.problems) > before:
+            reading.loaded.unread.add(ctx.file)
+        else:
             ctx.warning(Location(ctx.file), "empty-file", "file is empty")
         return
     read = _TOP_FILES.get(rel.name) if len(rel.parts) == 1 else _FOLDERS.get(rel.parts[0])
@@ -1037,7 +1200,7 @@ def read_file(path: Path, rel: Path, display: str, raw: bytes | None = None) -> 
     _read_file(reading, path, rel, display, raw)
     loaded = reading.loaded
     return FileResult(display, reading.records, loaded.problems, loaded.refs, reading.cutoff,
-                      reading.atlas.sightings, reading.atlas.harvests)
+                      reading.atlas.sightings, reading.atlas.harvests, bool(loaded.unread))
 
 
 def _sort(atlas: Atlas) -> None:
@@ -1065,6 +1228,8 @@ def assemble(loaded: Loaded, results) -> Loaded:
         loaded.files.append(path)
         loaded.problems.extend(result.problems)
         loaded.refs.extend(result.refs)
+        if result.unread:
+            loaded.unread.add(result.display)
         for kind, record, loc in result.records:
             key = (kind, record.id)
             if key in seen:

@@ -5,17 +5,21 @@ both languages are kept side by side so an answer can quote either.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from .model import QUESTION_IDS
+from .views import Card, ClaimView, EvidenceView, FlowView, TextView
 
 
-def _both(text: dict) -> str:
-    en, zh = (text or {}).get("en", ""), (text or {}).get("zh", "")
+def _both(text: TextView | None) -> str:
+    en, zh = (text["en"], text["zh"]) if text else ("", "")
     if en and zh and en != zh:
         return f"{en}<br>{zh}"
     return en or zh
 
 
-def _evidence(items: list[dict]) -> list[str]:
+def _evidence(items: Sequence[EvidenceView]) -> list[str]:
     out = []
     for e in items:
         out.append(f"- `{e['source']}` ({e['confidence']})")
@@ -25,7 +29,7 @@ def _evidence(items: list[dict]) -> list[str]:
     return out
 
 
-def _head(c: dict) -> list[str]:
+def _head(c: Card) -> list[str]:
     names = c["names"]
     lines = [f"# {names['en']}" + (f" · {names['zh']}" if names.get("zh") else ""), "",
              f"id `{c['id']}` · kind **{c['kind']}** · lifecycle **{c['lifecycle']['status']}**"]
@@ -41,7 +45,7 @@ def _head(c: dict) -> list[str]:
     return lines
 
 
-def _answers(c: dict, questions: dict) -> list[str]:
+def _answers(c: Card, questions: Mapping[str, Any]) -> list[str]:
     lines = ["", "## Answers to the six questions"]
     if not c["answers"]:
         return lines + ["(answers none of the six questions)"]
@@ -49,7 +53,7 @@ def _answers(c: dict, questions: dict) -> list[str]:
                     for q in QUESTION_IDS if q in c["answers"]]
 
 
-def _links(c: dict) -> list[str]:
+def _links(c: Card) -> list[str]:
     lines = []
     if c["hardware"]:
         lines += ["", "## Hardware", ", ".join(c["hardware"])]
@@ -71,7 +75,7 @@ def _links(c: dict) -> list[str]:
     return lines
 
 
-def _history(c: dict) -> list[str]:
+def _history(c: Card) -> list[str]:
     if not c["history"]:
         return []
     lines = ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
@@ -81,15 +85,15 @@ def _history(c: dict) -> list[str]:
     return lines
 
 
-def card(c: dict, questions: dict) -> str:
+def card(c: Card, questions: Mapping[str, Any]) -> str:
     lines = _head(c) + _answers(c, questions)
-    for key, title in (("beginner", "For a newcomer · 小白版"), ("professional", "For a professional · 专业版")):
-        lines += ["", f"## {title}", c[key].get("en", ""), "", c[key].get("zh", "")]
+    for title, text in (("For a newcomer · 小白版", c["beginner"]), ("For a professional · 专业版", c["professional"])):
+        lines += ["", f"## {title}", text["en"], "", text["zh"]]
     lines += _links(c) + ["", "## Evidence", *_evidence(c["evidence"])] + _history(c)
     return "\n".join(lines) + "\n"
 
 
-def claim(cl: dict) -> str:
+def claim(cl: ClaimView) -> str:
     lines = [f"# Claim `{cl['id']}`", "", f"status **{cl['status']}** · about "
              + ", ".join(f"`{a}`" for a in cl["about"]), "", _both(cl["statement"])]
     if _both(cl.get("note", {})):
@@ -98,7 +102,7 @@ def claim(cl: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def flow(f: dict) -> str:
+def flow(f: FlowView) -> str:
     lines = [f"# {_both(f['title'])}", "", f"id `{f['id']}`"]
     if _both(f["summary"]):
         lines += ["", _both(f["summary"])]

@@ -1,16 +1,28 @@
 """`atlas serve --mcp`: the atlas as a Model Context Protocol server over stdio.
 
 Coding assistants call its tools for search, cards, comparisons, relations, paths, claims, flows,
-the timeline and read-only SPARQL. Every tool returns the same JSON as the command line's
-`--format json` (docs/json.md), evidence pins and their confidence included; a bad input gives an
-error result carrying the command line's message. The server reads data/ and the cache, writes
-nothing into data/, and never reaches the network (SPARQL SERVICE is refused).
+the timeline and read-only SPARQL. Every tool answers with structured content that its declared
+`outputSchema` describes, and with the same value as JSON text: the command line's `--format json`
+(docs/json.md), evidence pins and their confidence included. `claims`, `timeline`, `search` and
+`sparql` answer in pages under 20,000 bytes (`atlas.paging`). A bad input gives an error result
+carrying the command line's message. The server reads data/ and the cache, writes nothing into
+data/, and never reaches the network (SPARQL SERVICE is refused).
+
+Calls run at once, in two small pools of worker threads: SPARQL queries in one (each evaluates in a
+child process under the time limit), every other tool in the other, so a slow query never holds up
+a search; the opened atlas gives each thread a search index of its own. Every line the client sends
+is checked first (`atlas.jsonrpc`): a malformed message that the SDK would drop unanswered gets a
+JSON-RPC error reply.
 
 `AtlasTools` holds the tool logic and knows nothing of MCP; `build_server` wires it into the SDK
-(the optional `mcp` extra), which is imported only here.
+through `atlas.mcpsdk` (the optional `mcp` extra and pydantic are imported there and in
+`atlas.mcpstdio` only), with the output schemas of `atlas.mcpshapes`.
 """
 
-from . import commands, markdown, queries, views
+import json
+from pathlib import Path
+
+from . import commands, markdown, paging, queries, views
 from .errors import AtlasError, Location, NoMatch
 from .output import to_json
 from .text import day, not_a_day
@@ -22,8 +34,17 @@ INSTRUCTIONS = (
     "Each concept answers some of six questions: who organises the communication, who establishes "
     "the addresses, who submits the tasks, who moves the data, which physical link the data takes, "
     "whether the peer participates. Start with `search`, then `card`; cite the evidence pins "
-    "(owner/repo@sha:path#La-Lb) and their confidence, and respect claim statuses.")
+    "(owner/repo@sha:path#La-Lb) and their confidence, and respect claim statuses. `claims`, "
+    "`timeline`, `search` and `sparql` answer in pages: while `page.next_cursor` is not null, call "
+    "again with the same arguments and `cursor` set to it.")
 
+SPARQL_WORKERS = 2  # queries evaluated at once (each a child process using a core)
+LOOKUP_WORKERS = 8  # every other tool: quick reads of the atlas and the search index
+
+
+# ---------------------------------------------------------------------------------------------
+# The tools, without MCP
+# ---------------------------------------------------------------------------------------------
 
 def _lang_only(value, lang: str):
     """Reduce every bilingual {en, zh} object to one language (lang 'all' keeps both)."""
@@ -53,21 +74,31 @@ def _check_date(value: str | None, where: str) -> str | None:
     return parsed
 
 
+def _demoted(md: str) -> str:
+    """Markdown with every heading one level lower (to sit under a heading of its own)."""
+    return "\n".join("#" + line if line.startswith("#") else line for line in md.splitlines()) + "\n"
+
+
 class AtlasTools:
-    """The tools, as plain functions returning the library's values (no MCP here)."""
+    """The tools, as plain functions returning the library's values (no MCP here). The paged ones
+    take the `cursor` of the page before and return one page."""
 
     def __init__(self, data_dir=None):
+        import threading
+
         self.data_dir = data_dir
         self._opened = None
+        self._opening = threading.Lock()  # the tools run in worker threads
 
     @property
     def opened(self):
         """The atlas, opened once (as `atlas query` reads it from the cache)."""
-        if self._opened is None:
-            from .opened import Opened
+        with self._opening:
+            if self._opened is None:
+                from .opened import Opened
 
-            self._opened = Opened(self.data_dir)
-        return self._opened
+                self._opened = Opened(self.data_dir)
+            return self._opened
 
     @property
     def atlas(self):
@@ -75,19 +106,26 @@ class AtlasTools:
 
     @property
     def index(self):
-        return self.opened.index
+        return self.opened.index  # this thread's own connection
 
     def concept(self, term: str):
         return self.opened.concept(term)
 
-    def search(self, text: str, lang: str = "all", limit: int = 10):
+    def _page(self, tool: str, arguments: dict, value: dict, lists: list[paging.Path]) -> dict:
+        call = paging.call_digest(tool, arguments, self.opened.key)
+        return paging.page(value, lists, paging.cursor_offset(arguments.get("cursor"), call), call, to_json)
+
+    def search(self, text: str, lang: str = "all", limit: int = 10, cursor: str | None = None):
         _check_lang(lang)
         if not text.strip():
             raise AtlasError("give some words to search for", Location("text"))
         if not 1 <= limit <= 100:
             raise AtlasError(f"limit {limit} is out of range", Location("limit"), "use 1 to 100")
-        hits = self.index.search(text, limit=limit)  # the ranked list of `atlas query WORDS`
-        return _lang_only({"query": text, "hits": hits}, lang)
+        from .ask import understood
+
+        value, _reading = understood(self.opened, text, limit, cards=False)  # `atlas query WORDS --format json`
+        return self._page("search", {"text": text, "lang": lang, "limit": limit, "cursor": cursor},
+                          _lang_only(value, lang), [("hits",)])
 
     def card(self, term: str, lang: str = "all", as_of: str | None = None):
         _check_lang(lang)
@@ -107,24 +145,38 @@ class AtlasTools:
     def path(self, a: str, b: str):
         return commands.path_value(self.atlas, a, b)
 
-    def claims(self, topic: str | None = None, status: str | None = None):
-        return commands.claims_value(self.opened, topic, status)  # as `atlas claims [TOPIC]`
+    def claims(self, topic: str | None = None, status: str | None = None, cursor: str | None = None):
+        rows = commands.claims_value(self.opened, topic, status)  # as `atlas claims [TOPIC]`
+        return self._page("claims", {"topic": topic, "status": status, "cursor": cursor}, {"claims": rows},
+                          [("claims",)])
 
     def flow(self, name: str):
         return commands.flow_value(self.opened, name)
 
-    def timeline(self, term: str | None = None, repo: str | None = None, as_of: str | None = None):
+    def timeline(self, term: str | None = None, repo: str | None = None, as_of: str | None = None,
+                 cursor: str | None = None):
         as_of = _check_date(as_of, "as_of")
-        return queries.timeline(self.atlas, term or None, (repo,) if repo else (), as_of)
+        value = queries.timeline(self.atlas, term or None, (repo,) if repo else (), as_of)
+        return self._page("timeline", {"term": term, "repo": repo, "as_of": as_of, "cursor": cursor}, value,
+                          [("sightings",), ("not_found",), ("unknown",)])
 
-    def sparql(self, query: str):
+    def sparql(self, query: str, cursor: str | None = None):
+        arguments = {"query": query, "cursor": cursor}
+        value = self._sparql_json(query)
+        if "results" in value:
+            return self._page("sparql", arguments, value, [("results", "bindings")])
+        if "@graph" in value:
+            return self._page("sparql", arguments, value, [("@graph",)])
+        paging.cursor_offset(cursor, paging.call_digest("sparql", arguments, self.opened.key))
+        return value  # ASK: one boolean, never paged
+
+    def _sparql_json(self, query: str) -> dict:
+        """What `atlas query --sparql Q --format json` prints: results JSON, or JSON-LD."""
         from . import sparql
 
-        sparql.guard(query)  # SPARQL Update and SERVICE are refused
-        result = sparql.run_embedded(query, self.opened.triples)
-        import json
-
-        return json.loads(sparql.render(result, "json"))  # as `--format json`: results JSON, or JSON-LD
+        sparql.guard(query)  # SPARQL Update, SERVICE and over-long or over-deep queries are refused
+        rendered = commands.sparql_embedded(query, "json", open_store=self.opened.sparql_store)
+        return json.loads(rendered.text)  # as `--format json`: results JSON, or JSON-LD
 
     # Markdown, for resources and the prompt
     def concept_markdown(self, ident: str) -> str:
@@ -142,6 +194,46 @@ class AtlasTools:
     def flow_markdown(self, ident: str) -> str:
         return markdown.flow(queries.flow(self.atlas, ident))
 
+    def claim_group_markdown(self, status: str) -> str:
+        """Every claim with one status, as one Markdown document."""
+        rows = queries.claims(self.atlas, None, status)
+        head = f"# Claims with status {status}\n\n{len(rows)} claim(s), by id.\n"
+        return head + "".join("\n" + _demoted(markdown.claim(cl)) for cl in sorted(rows, key=lambda r: r["id"]))
+
+    def claim_groups(self) -> dict[str, int]:
+        """The claim statuses in use, with how many claims each has."""
+        from .model import CLAIM_STATUSES
+
+        counts = {s: sum(1 for cl in self.atlas.claims if cl.status == s) for s in CLAIM_STATUSES}
+        return {s: n for s, n in counts.items() if n}
+
+    def document(self, name: str) -> str:
+        """README.md or docs/schema.md: of the checkout or source tree, else (the README) the one
+        installed with the package's metadata."""
+        found = document_path(name, self.data_dir)
+        if found is not None:
+            return found.read_text(encoding="utf-8")
+        if name == "README.md":
+            from importlib.metadata import PackageNotFoundError, metadata
+
+            try:
+                text = metadata("ascend-atlas").get_payload()  # type: ignore[attr-defined]
+            except PackageNotFoundError:
+                text = None
+            if text:
+                return str(text)
+        raise AtlasError(f"{name} is not installed with this copy of the atlas", Location(name))
+
+
+def document_path(name: str, data_dir=None) -> Path | None:
+    """`name` beside the data folder in use (a checkout), or in the source tree of the package."""
+    from .paths import PACKAGE_DIR, data_dir as resolve_data_dir
+
+    for root in (resolve_data_dir(data_dir).parent, PACKAGE_DIR.parent):
+        if (root / name).is_file() and (root / "data" / "atlas.yaml").is_file():
+            return root / name
+    return None
+
 
 def error_text(exc: AtlasError) -> str:
     """The message the command line prints for the same failure, suggestions included."""
@@ -154,167 +246,19 @@ def error_text(exc: AtlasError) -> str:
     return text
 
 
-class _Args:
-    """Annotated parameter types the SDK turns into input schemas with descriptions."""
-
-    def __init__(self):
-        from typing import Annotated, Literal
-
-        from pydantic import Field
-
-        self.Annotated, self.Field = Annotated, Field
-        self.term = Annotated[str, Field(description="A concept id, an English or Chinese name or alias "
-                                                     "(e.g. hccs, 直驱, 'AIV direct drive').")]
-        self.lang = Annotated[Literal["en", "zh", "all"],
-                              Field(description="en, zh or all (default): which language's text to keep in "
-                                                "bilingual fields.")]
-        self.as_of = Annotated[str | None, Field(description="YYYY-MM-DD: mark whether the concept was "
-                                                             "already visible in a public repository then.")]
-
-    def text(self, description: str, optional: bool = False):
-        kind = str | None if optional else str
-        return self.Annotated[kind, self.Field(description=description)]
+# ---------------------------------------------------------------------------------------------
+# The MCP server: the SDK's side lives in atlas/mcpsdk.py, imported only when a server is built
+# ---------------------------------------------------------------------------------------------
 
 
 def build_server(data_dir=None):
     """The MCP server object (needs the `mcp` extra)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from .mcpsdk import build_server as build
 
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    try:
-        release = version("ascend-atlas")
-    except PackageNotFoundError:  # run from a source tree that is not installed
-        release = "0"
-    import threading
-
-    tools = AtlasTools(data_dir)
-    one_at_a_time = threading.Lock()  # the SDK runs tools in worker threads; the atlas and index are shared
-    server = MCPServer(name="ascend-atlas", title="Ascend communication atlas",
-                       instructions=INSTRUCTIONS, version=release)
-
-    def call(fn, *args):
-        try:
-            with one_at_a_time:
-                return to_json(fn(*args))
-        except AtlasError as exc:
-            raise ToolError(error_text(exc)) from None
-
-    a = _Args()
-    _lookup_tools(server, tools, call, a)
-    _more_tools(server, tools, call, a)
-    _resources_and_prompt(server, tools, a, one_at_a_time)
-    return server
-
-
-def _lookup_tools(server, tools: AtlasTools, call, args: _Args) -> None:
-    Annotated, Field = args.Annotated, args.Field
-
-    @server.tool(structured_output=False)
-    def search(text: args.text("Words in English or Chinese, e.g. 'collective communication' or 单点通信."),
-               lang: args.lang = "all",
-               limit: Annotated[int, Field(description="At most this many hits (1-100).")] = 10) -> str:
-        """Ranked search over the atlas. Use it first when the user's words are not an exact id."""
-        return call(tools.search, text, lang, limit)
-
-    @server.tool(structured_output=False)
-    def card(term: args.term, lang: args.lang = "all", as_of: args.as_of = None) -> str:
-        """A concept's full card: answers to the six questions, beginner and professional
-        explanations, relations, claims, flows, evidence pins with confidence, and history."""
-        return call(tools.card, term, lang, as_of)
-
-    @server.tool(structured_output=False)
-    def compare(terms: Annotated[list[str], Field(description="Two or more concept ids or names.")]) -> str:
-        """Concepts side by side: kind, each question's answer, hardware, lifecycle, first visible."""
-        return call(tools.compare, terms)
-
-    @server.tool(structured_output=False)
-    def related(term: args.term,
-                relation: args.text("Only this relation type, from either side (uses, used-by, carries ...).",
-                                 optional=True) = None,
-                depth: Annotated[int, Field(description="Hops to follow, 1-10.")] = 1) -> str:
-        """Concepts related to a concept, in both directions."""
-        return call(tools.related, term, relation, depth)
-
-    @server.tool(structured_output=False)
-    def path(a: Annotated[str, Field(description="The concept to start from.")],
-             b: Annotated[str, Field(description="The concept to reach.")]) -> str:
-        """The shortest typed chain of relations between two concepts."""
-        return call(tools.path, a, b)
-
-
-def _more_tools(server, tools: AtlasTools, call, a: _Args) -> None:
-    @server.tool(structured_output=False)
-    def claims(topic: a.text("A concept, or words, the claims are about (omit for all claims).",
-                             optional=True) = None,
-               status: a.text("Only claims with this status (confirmed, refuted, open, hypothesis ...).",
-                              optional=True) = None) -> str:
-        """The seed's conclusions as claims, each with a status and its evidence."""
-        return call(tools.claims, topic, status)
-
-    @server.tool(structured_output=False)
-    def flow(name: a.text("A flow id, title or unique prefix (atlas flow lists them).")) -> str:
-        """An execution path as ordered steps, each with its actor, concepts and source pin."""
-        return call(tools.flow, name)
-
-    @server.tool(structured_output=False)
-    def timeline(term: a.text("Only this concept or probe value.", optional=True) = None,
-                 repo: a.text("Only this repository, owner/name.", optional=True) = None,
-                 as_of: a.as_of = None) -> str:
-        """When each concept first became visible in a public repository (UTC day of the
-        committer date; full timestamps kept), oldest first."""
-        return call(tools.timeline, term, repo, as_of)
-
-    @server.tool(structured_output=False)
-    def sparql(query: a.text("A read-only SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE); "
-                             "prefixes atlas: concept: question: claim: flow: repo: skos: prov: "
-                             "dcterms: doap: are predeclared.")) -> str:
-        """Run a read-only SPARQL query over the atlas's RDF; updates and SERVICE are refused."""
-        return call(tools.sparql, query)
-
-
-def _resources_and_prompt(server, tools: AtlasTools, a: _Args, one_at_a_time) -> None:
-    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
-    from mcp.shared.exceptions import MCPError
-    from mcp.types import INVALID_PARAMS
-
-    def resource(fn, ident):
-        try:
-            with one_at_a_time:
-                return fn(ident)
-        except AtlasError as exc:
-            raise ResourceNotFoundError(error_text(exc)) from None
-
-    @server.resource("atlas://concept/{ident}", mime_type="text/markdown",
-                     description="A concept card as Markdown, both languages.")
-    def concept_resource(ident: str) -> str:
-        return resource(tools.concept_markdown, ident)
-
-    @server.resource("atlas://claim/{ident}", mime_type="text/markdown",
-                     description="A claim with its status and evidence, as Markdown.")
-    def claim_resource(ident: str) -> str:
-        return resource(tools.claim_markdown, ident)
-
-    @server.resource("atlas://flow/{ident}", mime_type="text/markdown",
-                     description="A flow as ordered steps, as Markdown.")
-    def flow_resource(ident: str) -> str:
-        return resource(tools.flow_markdown, ident)
-
-    @server.prompt()
-    def explain(term: a.text("The concept to explain.")) -> str:
-        """Explain a concept from its atlas card, citing evidence pins."""
-        try:
-            with one_at_a_time:
-                text = tools.concept_markdown(tools.concept(term).id)
-        except AtlasError as exc:  # a protocol error the SDK passes on with its message
-            raise MCPError(INVALID_PARAMS, error_text(exc)) from None
-        return ("Explain the following concept from the Ascend communication atlas. Answer only "
-                "from this card. Say which of the six questions it answers, give the beginner "
-                "explanation first and the professional one after, and cite each fact with its "
-                "evidence pin (owner/repo@sha:path#L...) and confidence; say so where the card "
-                "has no evidence.\n\n" + text)
+    return build(data_dir)
 
 
 def serve(data_dir=None) -> None:
-    build_server(data_dir).run("stdio")
+    from .mcpsdk import serve as run
+
+    run(data_dir)

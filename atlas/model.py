@@ -126,7 +126,7 @@ class Record:
         return type(self) is type(other) and all(
             getattr(self, n) == getattr(other, n) for n in self._fields)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # records are mutable: never keys
 
     def replace(self, **changes):
         """A copy with some fields changed (like dataclasses.replace)."""
@@ -325,7 +325,7 @@ class Flow(Record):
             if e.source in succ and e.target in indeg:
                 succ[e.source].append(e.target)
                 indeg[e.target] += 1
-        ready = sorted((sid for sid, d in indeg.items() if d == 0), key=index.get)
+        ready = sorted((sid for sid, d in indeg.items() if d == 0), key=index.__getitem__)
         out: list[str] = []
         while ready:
             sid = ready.pop(0)
@@ -334,7 +334,7 @@ class Flow(Record):
                 indeg[t] -= 1
                 if indeg[t] == 0:
                     ready.append(t)
-                    ready.sort(key=index.get)
+                    ready.sort(key=index.__getitem__)
         seen = set(out)
         out.extend(s.id for s in self.steps if s.id not in seen)  # cycles: keep the rest
         by_id = {s.id: s for s in self.steps}

@@ -5,13 +5,19 @@ to reach the compiled atlas and what is derived from it.
 cache is warm) and nothing more; the records, the card store, the search index and the triple
 store are each read from the cache the first time they are asked for, and kept. The resolver of
 "which concept does this term name" is the view layer's (`atlas.resolve`), asked through here.
+
+A server may use one `Opened` from several threads: each of the four is opened once, under a lock
+of its own (so a thread building the SPARQL export never holds up a search), and each thread gets
+a search index over a SQLite connection of its own (a connection is never used by two threads).
 """
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import resolve
+from .cache import held
 from .index import load_keyed
 from .model import Atlas, Concept
 from .paths import data_dir as resolve_data_dir
@@ -22,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class Opened:
-    """One data folder's atlas, opened lazily: `atlas`, `cards`, `index`, `triples`."""
+    """One data folder's atlas, opened lazily: `atlas`, `cards`, `index`, and `sparql_store()`."""
 
     def __init__(self, data_dir: Any = None) -> None:
         self.data_dir: Path = resolve_data_dir(data_dir)
@@ -31,42 +37,92 @@ class Opened:
         self._atlas: Atlas | None = None
         self._cards: CardStore | None = None
         self._index: SearchIndex | None = None
-        self._triples: Path | bytes | None = None
+        self._locks = {name: threading.Lock() for name in ("atlas", "cards", "index")}
+        self._thread = threading.local()  # this thread's own search index
+        self._index_owner = 0  # the thread that opened the index
+
+    def _once(self, name: str, make: Callable[[], Any]) -> Any:
+        """The value kept as `_<name>`, made by `make()` the first time (one thread makes it; the
+        others wait for that one value, not for anything else being opened)."""
+        value = getattr(self, "_" + name)
+        if value is None:
+            with self._locks[name]:
+                value = getattr(self, "_" + name)
+                if value is None:
+                    value = make()
+                    setattr(self, "_" + name, value)
+        return value
 
     @property
     def atlas(self) -> Atlas:
         """The validated records (bad data raises with every problem)."""
-        if self._atlas is None:
-            self._atlas = self._materialise()
-        return self._atlas
+        return self._once("atlas", self._materialise)
 
     @property
     def cards(self) -> "CardStore":
         """Every concept's card, precomputed: a card lookup never builds the whole atlas."""
-        if self._cards is None:
-            from .cards import open_cards
+        from .cards import open_cards
 
-            self._cards = open_cards(self.key, lambda: self.atlas)
-        return self._cards
+        return self._once("cards", lambda: open_cards(self.key, lambda: self.atlas))
 
     @property
     def index(self) -> "SearchIndex":
-        """The ranked search over concepts, claims, flows and repositories."""
-        if self._index is None:
-            from .search import open_index
+        """The ranked search over concepts, claims, flows and repositories, over a connection of
+        the calling thread's own (the thread that opened the index keeps that connection; any
+        other thread reopens it)."""
+        mine = getattr(self._thread, "index", None)
+        if mine is None:
+            mine = self._once("index", self._open_index)
+            if self._index_owner != threading.get_ident():
+                mine = self._reopened()
+            self._thread.index = mine
+        return mine
 
-            self._index = open_index(self.key, lambda: self.atlas)
-        return self._index
+    def _open_index(self) -> "SearchIndex":
+        from .search import open_index
 
-    @property
-    def triples(self) -> Path | bytes:
-        """The N-Triples export that the embedded SPARQL store loads (a cache file, or the bytes
-        when the cache cannot be written)."""
-        if self._triples is None:
-            from .sparql import nt_cache
+        self._index_owner = threading.get_ident()
+        return open_index(self.key, lambda: self.atlas)
 
-            self._triples = nt_cache(lambda: self.atlas, self.key, self.data_dir)
-        return self._triples
+    def _reopened(self) -> "SearchIndex":
+        """A connection of this thread's own to the index: the same read-only file, or a copy of
+        the index kept in memory (when the cache could not be written)."""
+        import sqlite3
+
+        from .search import SearchIndex, index_path
+
+        try:
+            con = sqlite3.connect(f"{index_path(self.key).as_uri()}?mode=ro", uri=True)
+            con.execute("SELECT 1 FROM doc LIMIT 1")
+            return SearchIndex(con)
+        except sqlite3.Error:
+            pass
+        shared = self._index
+        assert shared is not None
+        with self._locks["index"]:
+            image = shared.con.serialize()
+        con = sqlite3.connect(":memory:")
+        con.deserialize(image)
+        return SearchIndex(con)
+
+    def sparql_store(self):
+        """The embedded SPARQL store of this version (`atlas.sparqlstore`), open for reading until its
+        `close()`: built, or updated from the newest version, the first time it is asked for. N-Quads
+        bytes (a store in memory) when the cache cannot hold one."""
+        from . import sparqlstore
+
+        root = self.data_dir.resolve()
+
+        def source() -> "sparqlstore.Source":
+            index = held(self.key)  # the compiled index of this version: its file hashes and records
+            if index is None:
+                return sparqlstore.Source(lambda: self.atlas, root, self.key)
+            return sparqlstore.Source(lambda: self.atlas, root, self.key, index.files, index.part)
+
+        try:
+            return sparqlstore.open_version(root, self.key, source)
+        except OSError:  # a cache that cannot be written only costs speed
+            return source().nquads()
 
     def concept(self, term: str) -> Concept:
         """The concept a term names, or `NoMatch` with the closest ones."""

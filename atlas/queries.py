@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import resolve, views
-from .errors import AtlasError, Location
+from .errors import AtlasError, Location, UsageError
 from .model import (
     CLAIM_STATUSES, KINDS, LIFECYCLES, QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Concept,
     Relation, canonical_relation,
@@ -101,7 +101,7 @@ def _by_relation(atlas: Atlas, c: Concept, value: str) -> bool:
     rtype, _, target = value.partition(":")
     canon = canonical_relation(rtype)
     if canon is None:
-        raise AtlasError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
+        raise UsageError(f'unknown relation type "{rtype}" in rel:{value}', Location("query"),
                          "types: " + ", ".join(RELATION_TYPES))
     forward, reverse = canon
     tc = resolve.find(atlas, target) if target else None
@@ -132,7 +132,7 @@ FILTERS = {"kind": _by_kind, "answers": _by_answers, "status": _by_status, "hw":
 
 def _check_choice(value: str, options, what: str) -> None:
     if value not in options:
-        raise AtlasError(f'unknown {what} "{value}"', Location("query"),
+        raise UsageError(f'unknown {what} "{value}"', Location("query"),
                          f"{what} is one of: " + ", ".join(options))
 
 
@@ -149,7 +149,7 @@ def related(atlas: Atlas, c: Concept, rel: str | None = None, depth: int = 1) ->
     if rel:
         canon = canonical_relation(rel)
         if canon is None:
-            raise AtlasError(f'unknown relation type "{rel}"', Location("--rel"),
+            raise UsageError(f'unknown relation type "{rel}"', Location("--rel"),
                              "types: " + ", ".join(RELATION_TYPES))
         forward = canon[0]
     seen = {c.id: 0}
@@ -182,7 +182,7 @@ def path(atlas: Atlas, a: Concept, b: Concept, rel: str | None = None) -> list[d
     und.add_nodes_from(c.id for c in atlas.concepts)
     forward = canonical_relation(rel)[0] if rel and canonical_relation(rel) else None
     if rel and forward is None:
-        raise AtlasError(f'unknown relation type "{rel}"', Location("--rel"))
+        raise UsageError(f'unknown relation type "{rel}"', Location("--rel"))
     for r in sorted(atlas.relations(), key=lambda r: (r.source, r.target, r.type)):
         if forward and r.type != forward:
             continue
@@ -221,21 +221,27 @@ def questions(atlas: Atlas, concepts: list[Concept] | None = None) -> dict:
 
 def compare(atlas: Atlas, concepts: list[Concept]) -> dict:
     """Concepts side by side (each once): their answers, hardware, lifecycle and first visible."""
-    concepts = list({c.id: c for c in concepts}.values())
+    chosen = {c.id: c for c in concepts}.values()
+    return compare_cards([views.card(atlas, c) for c in chosen], views.question_names(atlas))
+
+
+def compare_cards(cards: list[views.Card], questions: dict[str, views.TextView]) -> dict:
+    """The comparison, made from the concepts' cards and the questions' names: what `compare`
+    returns, and what `atlas query "a vs b"` builds from the card store without the records."""
+    cards = list({c["id"]: c for c in cards}.values())
     cols = []
-    for c in concepts:
-        fv = views.first_visible(atlas, c.id)
+    for c in cards:
+        fv = c["first_visible"]
         cols.append({
-            "id": c.id, "kind": c.kind, "name": views.text(c.names), "answers": views.answers(c),
-            "hardware": list(c.hardware), "lifecycle": c.lifecycle.status,
-            "lifecycle_note": views.text(c.lifecycle.note),
+            "id": c["id"], "kind": c["kind"], "name": c["names"], "answers": c["answers"],
+            "hardware": list(c["hardware"]), "lifecycle": c["lifecycle"]["status"],
+            "lifecycle_note": c["lifecycle"]["note"],
             "first_visible": ({"date": fv["date"], "repo": fv["repo"], "sha": fv["sha"],
                                "precision": fv["precision"]} if fv else None),
         })
-    ids = {c.id for c in concepts}
-    shared = sorted({r.target if r.source == a.id else r.source
-                     for a in concepts for r in atlas.touching.get(a.id, [])} & ids)
-    return {"questions": [{"id": q.id, "names": views.text(q.names)} for q in atlas.questions],
+    ids = {c["id"] for c in cards}
+    shared = sorted({x["id"] for c in cards for g in c["relations"] for x in g["concepts"]} & ids)
+    return {"questions": [{"id": q, "names": names} for q, names in questions.items()],
             "concepts": cols, "related_among_them": shared}
 
 

@@ -9,15 +9,26 @@ so a store without a reasoner answers from either end and a plain SKOS tool sees
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
+from typing import Any, Protocol
 from urllib.parse import quote
 
 from rdflib import Graph, Literal, Namespace, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from .errors import Location
+from .bounded import DATA_FILE, read_bounded
+from .errors import AtlasError, Location
 from .model import KINDS, RELATION_TYPES, Atlas, Evidence, Repository, Text, utc_day
 from .vocab import BASE, PREFIXES, SCHEME
+
+
+class Sink(Protocol):
+    """Where the builders put triples: an rdflib Graph, or a list of one data file's triples."""
+
+    def add(self, triple: Any) -> Any: ...
+
+    def objects(self, subject: Any, predicate: Any) -> Any: ...
 
 ATLAS = Namespace(BASE + "ontology#")
 ID = Namespace(BASE + "id/")
@@ -79,6 +90,7 @@ def source_iri(ev: Evidence, atlas: Atlas) -> URIRef:
     if ev.url:
         return URIRef(ev.url)
     pin = ev.pin
+    assert pin is not None  # evidence has a url or a pin
     repo = atlas.repo_by_id.get(pin.repo)
     lines = f"L{pin.start}" if pin.start == pin.end else f"L{pin.start}-L{pin.end}"
     path = quote(pin.path, safe="/")
@@ -86,7 +98,34 @@ def source_iri(ev: Evidence, atlas: Atlas) -> URIRef:
     return URIRef(f"{home}/blob/{pin.sha}/{path}#{lines}")
 
 
-def _texts(g: Graph, s, p, text: Text) -> None:
+_DATETIME = re.compile(r"(-?)0*(\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?")
+
+
+def canonical_datetime(text: str) -> str:
+    """The canonical lexical form of an xsd:dateTime (XSD 1.1 Part 2, 3.3.7): `Z` for a zero offset
+    (`+00:00`, `-00:00`), any other offset kept, no trailing zeros in the fractional seconds, a year of at
+    least four digits without extra leading zeros. RDF compares literals by lexical form, and this is the
+    form SPARQL stores (Oxigraph) give back, so the export and a store's answers agree literal for
+    literal. Text that is not a dateTime comes back unchanged (validate reports it)."""
+    m = _DATETIME.fullmatch(text)
+    if not m:
+        return text
+    sign, year, month, day, hour, minute, second, fraction, zone = m.groups()
+    fraction = (fraction or "").rstrip("0")
+    if fraction == ".":
+        fraction = ""
+    if zone in ("+00:00", "-00:00"):
+        zone = "Z"
+    return f"{sign}{year}-{month}-{day}T{hour}:{minute}:{second}{fraction}{zone or ''}"
+
+
+def datetime_literal(text: str) -> Literal:
+    """An xsd:dateTime literal in canonical form. `normalize=False`: rdflib would otherwise rewrite
+    the lexical form from its Python value (`Z` becomes `+00:00`, `.500` becomes `.500000`)."""
+    return Literal(canonical_datetime(text), datatype=XSD.dateTime, normalize=False)
+
+
+def _texts(g: Sink, s, p, text: Text) -> None:
     for lang in ("en", "zh"):
         value = text.get(lang)
         if value:
@@ -103,7 +142,7 @@ def _at(where: dict | None, node, loc: Location | None) -> None:
         where[node] = loc
 
 
-def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None, where=None,
+def _evidence(g: Sink, atlas: Atlas, subject, ev: Evidence, prop=None, where=None,
               fallback: Location | None = None) -> None:
     node = ID[f"evidence/{_digest(ev.source, ev.supports.en, ev.supports.zh, ev.symbol)}"]
     _at(where, node, ev.loc or fallback)
@@ -123,7 +162,7 @@ def _evidence(g: Graph, atlas: Atlas, subject, ev: Evidence, prop=None, where=No
         g.add((node, ATLAS.lineEnd, Literal(ev.pin.end)))
 
 
-def _repository(g: Graph, atlas: Atlas, r: Repository, where=None) -> None:
+def _repository(g: Sink, atlas: Atlas, r: Repository, where=None) -> None:
     node = repo_iri(r.id)
     _at(where, node, r.loc)
     g.add((node, RDF.type, DOAP.Project))
@@ -157,7 +196,7 @@ def harvest_iri(repo: str, harvested_at: str, head: str) -> URIRef:
     return ID[f"harvest/{repo_local(repo)}-{_stamp(harvested_at) or head or 'unknown'}"]
 
 
-def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
+def _harvests(g: Sink, atlas: Atlas, where=None) -> dict:
     """Each refresh of a repository as a prov:Activity; returns (repo, harvested_at) and (repo, head)
     -> activity, for linking the sightings it generated."""
     acts: dict = {}
@@ -170,9 +209,9 @@ def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
         g.add((node, RDF.type, ATLAS.Harvest))
         g.add((node, ATLAS.repository, repo_iri(h.repo)))
         if h.started_at:  # absent from harvests recorded before the start time was kept
-            g.add((node, PROV.startedAtTime, Literal(h.started_at, datatype=XSD.dateTime)))
+            g.add((node, PROV.startedAtTime, datetime_literal(h.started_at)))
         if h.harvested_at:  # the harvester stamps a repository when its scan is done
-            g.add((node, PROV.endedAtTime, Literal(h.harvested_at, datatype=XSD.dateTime)))
+            g.add((node, PROV.endedAtTime, datetime_literal(h.harvested_at)))
         if h.head:
             g.add((node, PROV.used, _revision(g, h.repo, h.head, where, h.loc)))
         if h.branch:
@@ -188,7 +227,7 @@ def _harvests(g: Graph, atlas: Atlas, where=None) -> dict:
     return acts
 
 
-def _revision(g: Graph, repo: str, sha: str, where, loc) -> URIRef:
+def _revision(g: Sink, repo: str, sha: str, where, loc) -> URIRef:
     """The repository at one commit: what a harvest read."""
     node = ID[f"repo/{repo_local(repo)}/commit/{sha}"]
     _at(where, node, loc)
@@ -199,7 +238,7 @@ def _revision(g: Graph, repo: str, sha: str, where, loc) -> URIRef:
     return node
 
 
-def _scheme(g: Graph, atlas: Atlas) -> None:
+def _scheme(g: Sink, atlas: Atlas) -> None:
     g.add((SCHEME_IRI, RDF.type, SKOS.ConceptScheme))
     _texts(g, SCHEME_IRI, DCTERMS.title, SCHEME_TITLE)
     _texts(g, SCHEME_IRI, SKOS.prefLabel, SCHEME_TITLE)
@@ -208,23 +247,35 @@ def _scheme(g: Graph, atlas: Atlas) -> None:
     stamps = [h.harvested_at for h in atlas.harvests if h.harvested_at]
     stamps += [s.harvested_at for s in atlas.sightings if s.harvested_at]
     if stamps:
-        g.add((SCHEME_IRI, DCTERMS.modified, Literal(max(stamps), datatype=XSD.dateTime)))
+        g.add((SCHEME_IRI, DCTERMS.modified, datetime_literal(max(stamps))))
     for kind in KINDS:
-        node = kind_iri(kind)
-        g.add((node, RDF.type, SKOS.Concept))
-        g.add((node, RDF.type, ATLAS.Kind))
-        g.add((node, DCTERMS.identifier, Literal(kind)))
-        g.add((node, SKOS.inScheme, SCHEME_IRI))
-        g.add((node, SKOS.topConceptOf, SCHEME_IRI))
-        g.add((SCHEME_IRI, SKOS.hasTopConcept, node))
-        # the kind's labels and comment are the ontology's, for its class
-        cls = kind_class(kind)
-        labels = [o for o in g.objects(cls, RDFS.label) if getattr(o, "language", None) in ("en", "zh")]
-        for o in labels or [Literal(kind, lang="en")]:
-            g.add((node, SKOS.prefLabel, o))
-        for o in g.objects(cls, RDFS.comment):
-            g.add((node, SKOS.definition, o))
-        g.add((node, RDFS.seeAlso, cls))
+        _kind(g, kind)
+
+
+# A kind's label says that it is a kind: "build-flag" is also a concept (the idea of a build flag), and
+# no two concepts of one scheme may share a prefLabel in a language (SKOS S14) or an identifier.
+KIND_LABEL = {"en": "{} (kind)", "zh": "{}（类别）"}
+
+
+def _kind(g: Sink, kind: str) -> None:
+    """The top concept of one kind: identifier `kind:<id>`, labels from the ontology's label of its class
+    with "(kind)" / "（类别）" added, the class's comment as its definition."""
+    node = kind_iri(kind)
+    g.add((node, RDF.type, SKOS.Concept))
+    g.add((node, RDF.type, ATLAS.Kind))
+    g.add((node, DCTERMS.identifier, Literal(f"kind:{kind}")))
+    g.add((node, SKOS.inScheme, SCHEME_IRI))
+    g.add((node, SKOS.topConceptOf, SCHEME_IRI))
+    g.add((SCHEME_IRI, SKOS.hasTopConcept, node))
+    cls = kind_class(kind)
+    labels = {str(getattr(o, "language")): str(o) for o in g.objects(cls, RDFS.label)
+              if getattr(o, "language", None) in KIND_LABEL}
+    labels.setdefault("en", kind)
+    for lang, label in sorted(labels.items()):
+        g.add((node, SKOS.prefLabel, Literal(KIND_LABEL[lang].format(label), lang=lang)))
+    for o in g.objects(cls, RDFS.comment):
+        g.add((node, SKOS.definition, o))
+    g.add((node, RDFS.seeAlso, cls))
 
 
 def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None = None) -> Graph:
@@ -232,8 +283,8 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
     g = Graph()
     for prefix, ns in PREFIXES.items():
         g.bind(prefix, ns)
-    if ontology is not None and ontology.is_file():
-        g.parse(ontology, format="turtle")
+    if ontology is not None and (ontology.exists() or ontology.is_symlink()):
+        read_turtle(ontology, g)
     _scheme(g, atlas)
     for q in atlas.questions:
         _question(g, q, where)
@@ -251,7 +302,123 @@ def build_graph(atlas: Atlas, ontology: Path | None = None, where: dict | None =
     return g
 
 
-def _question(g: Graph, q, where) -> None:
+MAX_TURTLE = DATA_FILE  # bytes of the ontology or the shapes; each is tens of kilobytes
+
+
+def read_turtle(path: Path, into: Graph | None = None) -> Graph:
+    """The Turtle file `path` (data/ontology.ttl, data/shapes.ttl) parsed into `into` (or a new graph).
+    A file that is not a regular file, cannot be read, is too large, is not UTF-8 or is not Turtle
+    raises AtlasError at its file (and line)."""
+    import os
+    import stat
+
+    g = into if into is not None else Graph()
+    where = str(path)
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise AtlasError("not a regular file", Location(where), "data/ontology.ttl and shapes.ttl are Turtle files")
+        raw = read_bounded(path, MAX_TURTLE, "Turtle file")
+    except OSError as exc:
+        raise AtlasError(f"cannot read: {exc.strerror or exc}", Location(where)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AtlasError("not valid UTF-8", Location(where, raw[:exc.start].count(b"\n") + 1, 1)) from None
+    try:
+        g.parse(data=text, format="turtle")
+    except Exception as exc:  # rdflib's parser raises BadSyntax and a few plain exceptions
+        raise _turtle_error(exc, where) from None
+    return g
+
+
+def _turtle_error(exc: Exception, where: str) -> AtlasError:
+    """A Turtle syntax error at its line and column: rdflib's BadSyntax keeps the text and the offset
+    where it stopped (its own line counter runs ahead on multi-line statements), and says why."""
+    text, at = getattr(exc, "_str", None), getattr(exc, "_i", None)
+    loc = Location(where)
+    if isinstance(text, bytes) and isinstance(at, int):
+        before = text.decode("utf-8", "replace")[:at]
+        loc = Location(where, before.count("\n") + 1, at - before.rfind("\n"))
+    why = getattr(exc, "_why", None) or str(exc).split("\n")[0]
+    return AtlasError(f"not valid Turtle: {why}", loc,
+                      "fix the syntax, or restore the file from the atlas's repository")
+
+
+SCHEME_GRAPH = "#scheme"  # the key of the triples derived from the whole atlas (the scheme, its kinds)
+
+
+class _Triples(list):
+    """A list that takes triples like a Graph (`add`), and reads an ontology graph (`objects`)."""
+
+    def __init__(self, ontology: Graph | None = None):
+        super().__init__()
+        self.ontology = ontology
+
+    def add(self, triple) -> None:
+        self.append(triple)
+
+    def objects(self, s, p):
+        return self.ontology.objects(s, p) if self.ontology is not None else iter(())
+
+
+def data_file(loc: Location | None) -> str:
+    """The data file a record was read from, relative to the data folder (`concepts/links/hccs.yaml`):
+    its location without the data folder's own name; "" for a record without a location."""
+    if loc is None or not loc.file:
+        return ""
+    return loc.file.replace("\\", "/").split("/", 1)[-1]
+
+
+def graphs_by_file(atlas: Atlas, ontology: Graph | None = None, only: set[str] | None = None) -> dict:
+    """The triples of `build_graph`, grouped by the data file whose records produce them (relative
+    paths, see `data_file`): a relation's inverse and skos:related triples go with the file that states
+    the relation. The ontology's triples are under "ontology.ttl", what is derived from the whole atlas
+    (the scheme and its kinds) under SCHEME_GRAPH. With `only`, just those keys are built. The union
+    of the values is `build_graph(atlas, ontology)`; a triple may be in more than one list."""
+    def want(key: str) -> bool:
+        return only is None or key in only
+
+    out: dict[str, _Triples] = {}
+
+    def sink(loc) -> _Triples | None:
+        key = data_file(loc)
+        return out.setdefault(key, _Triples()) if want(key) else None
+
+    if ontology is not None and want("ontology.ttl"):
+        out["ontology.ttl"] = _Triples()
+        out["ontology.ttl"].extend(ontology)
+    if want(SCHEME_GRAPH):
+        out[SCHEME_GRAPH] = _Triples(ontology)
+        _scheme(out[SCHEME_GRAPH], atlas)
+    for records, emit in ((atlas.questions, lambda g, r: _question(g, r, None)),
+                          (atlas.concepts, lambda g, r: _concept(g, atlas, r, None)),
+                          (atlas.claims, lambda g, r: _claim(g, atlas, r, None)),
+                          (atlas.flows, lambda g, r: _flow(g, atlas, r, None)),
+                          (atlas.repositories, lambda g, r: _repository(g, atlas, r, None))):
+        for record in records:
+            target = sink(record.loc)
+            if target is not None:
+                emit(target, record)
+    _timeline_by_file(atlas, sink)
+    return out
+
+
+def _timeline_by_file(atlas: Atlas, sink) -> None:
+    """Harvests and sightings by file; a sighting is linked to its harvest as in `build_graph`."""
+    acts = _harvests(_Triples(), atlas, None)  # the activity of every harvest, wherever it is written
+    for h in atlas.harvests:
+        target = sink(h.loc)
+        if target is not None:
+            _harvests(target, Atlas(harvests=[h], cutoff=atlas.cutoff), None)
+    for s in atlas.sightings:
+        target = sink(s.loc)
+        if target is not None:
+            _sighting(target, s, acts, None)
+        else:
+            _sighting_activity(_Triples(), s, acts, None)  # named as in a full build, in order
+
+
+def _question(g: Sink, q, where) -> None:
     node = ID[f"question/{q.id}"]
     _at(where, node, q.loc)
     g.add((node, RDF.type, ATLAS.Question))
@@ -260,7 +427,7 @@ def _question(g: Graph, q, where) -> None:
     _texts(g, node, SKOS.definition, q.explanation)
 
 
-def _concept(g: Graph, atlas: Atlas, c, where) -> None:
+def _concept(g: Sink, atlas: Atlas, c, where) -> None:
     node = concept_iri(c.id)
     _at(where, node, c.loc)
     g.add((node, RDF.type, SKOS.Concept))
@@ -289,7 +456,7 @@ def _concept(g: Graph, atlas: Atlas, c, where) -> None:
         g.add((node, ATLAS.probe, Literal(f"{p.repo} {p.method}:{p.value}")))
 
 
-def _answers(g: Graph, c, node, where) -> None:
+def _answers(g: Sink, c, node, where) -> None:
     for qid, answer in c.answers.items():
         q = ID[f"question/{qid}"]
         a = ID[f"concept/{c.id}/answer/{qid}"]
@@ -301,7 +468,7 @@ def _answers(g: Graph, c, node, where) -> None:
         _texts(g, a, RDFS.label, answer)
 
 
-def _relations(g: Graph, c) -> None:
+def _relations(g: Sink, c) -> None:
     """Every relation from its source, its inverse from the target, and skos:related both ways."""
     for r in c.relations:
         s, t = concept_iri(r.source), concept_iri(r.target)
@@ -311,7 +478,7 @@ def _relations(g: Graph, c) -> None:
         g.add((t, SKOS_OF[r.type], s))  # skos:related is symmetric
 
 
-def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
+def _claim(g: Sink, atlas: Atlas, cl, where) -> None:
     node = ID[f"claim/{cl.id}"]
     _at(where, node, cl.loc)
     g.add((node, RDF.type, ATLAS.Claim))
@@ -327,7 +494,7 @@ def _claim(g: Graph, atlas: Atlas, cl, where) -> None:
         _test_plan(g, atlas, node, cl, where)
 
 
-def _test_plan(g: Graph, atlas: Atlas, claim_node, cl, where) -> None:
+def _test_plan(g: Sink, atlas: Atlas, claim_node, cl, where) -> None:
     """A hypothesis's test plan: a node with its decision order, the flow step it instruments, the
     texts (measure, confirm, refute) and the pinned lines to time or print at (atlas:instrumentAt)."""
     plan = cl.test_plan
@@ -346,7 +513,7 @@ def _test_plan(g: Graph, atlas: Atlas, claim_node, cl, where) -> None:
         _evidence(g, atlas, node, ev, ATLAS.instrumentAt, where=where, fallback=plan.loc or cl.loc)
 
 
-def _flow(g: Graph, atlas: Atlas, f, where) -> None:
+def _flow(g: Sink, atlas: Atlas, f, where) -> None:
     node = ID[f"flow/{f.id}"]
     _at(where, node, f.loc)
     g.add((node, RDF.type, ATLAS.Flow))
@@ -372,7 +539,7 @@ def _flow(g: Graph, atlas: Atlas, f, where) -> None:
                ID[f"flow/{f.id}/step/{e.target}"]))
 
 
-def _sighting(g: Graph, s, acts: dict, where) -> None:
+def _sighting(g: Sink, s, acts: dict, where) -> None:
     node = ID[f"sighting/{s.concept}/{_digest(s.repo, s.method, s.value)}"]
     _at(where, node, s.loc)
     g.add((node, RDF.type, ATLAS.Sighting))
@@ -391,24 +558,24 @@ def _sighting(g: Graph, s, acts: dict, where) -> None:
     if act is not None:
         g.add((node, PROV.wasGeneratedBy, act))
     if s.harvested_at:
-        g.add((node, PROV.generatedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
+        g.add((node, PROV.generatedAtTime, datetime_literal(s.harvested_at)))
 
 
-def _found(g: Graph, node, s) -> None:
+def _found(g: Sink, node, s) -> None:
     """The commit a found sighting names: its day, dates, sha and precision."""
     g.add((node, DCTERMS.date, Literal(utc_day(s.committer_date), datatype=XSD.date)))
-    g.add((node, ATLAS.committerDate, Literal(s.committer_date, datatype=XSD.dateTime)))
+    g.add((node, ATLAS.committerDate, datetime_literal(s.committer_date)))
     if s.author_date:
-        g.add((node, ATLAS.authorDate, Literal(s.author_date, datatype=XSD.dateTime)))
+        g.add((node, ATLAS.authorDate, datetime_literal(s.author_date)))
     g.add((node, ATLAS.commit, Literal(s.sha)))
     g.add((node, ATLAS.precision, Literal(s.precision)))
     if s.introduced:
         g.add((node, ATLAS.introducedBy, Literal(s.introduced)))
     if s.introduced_date:
-        g.add((node, ATLAS.introducedDate, Literal(s.introduced_date, datatype=XSD.dateTime)))
+        g.add((node, ATLAS.introducedDate, datetime_literal(s.introduced_date)))
 
 
-def _sighting_activity(g: Graph, s, acts: dict, where):
+def _sighting_activity(g: Sink, s, acts: dict, where):
     """The harvest that produced sighting `s`: its refresh's row, else one named for it here."""
     act = acts.get((s.repo, s.harvested_at)) if s.harvested_at else None
     act = act or acts.get((s.repo, "@" + s.head))
@@ -420,7 +587,7 @@ def _sighting_activity(g: Graph, s, acts: dict, where):
         g.add((act, RDF.type, ATLAS.Harvest))
         g.add((act, ATLAS.repository, repo_iri(s.repo)))
         if s.harvested_at:
-            g.add((act, PROV.endedAtTime, Literal(s.harvested_at, datatype=XSD.dateTime)))
+            g.add((act, PROV.endedAtTime, datetime_literal(s.harvested_at)))
         if s.head:
             g.add((act, PROV.used, _revision(g, s.repo, s.head, where, s.loc)))
         g.add((act, ATLAS.cutoff, Literal(s.cutoff, datatype=XSD.date)))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+from typing import Callable
 
 from .model import QUESTION_IDS, utc_day
 from .text import width
@@ -249,8 +250,14 @@ def _card_undated(c: dict, lang: str, width_: int) -> list[str]:
 def _card_history(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
     if not c["history"]:
         return _card_undated(c, lang, width_)
-    lines = [_section(f"History (first visible on the mainline, cut-off {c['history'][0]['cutoff']})")]
-    for h in c["history"]:
+    return [_section(f"History (first visible on the mainline, cut-off {c['history'][0]['cutoff']})")] \
+        + history_lines(c["history"])
+
+
+def history_lines(history: list[dict]) -> list[str]:
+    """One line per probe of a concept's history: the day first visible, or not seen."""
+    lines = []
+    for h in history:
         if h["found"]:
             lines.append(f"  {utc_day(h['date'])}  {h['repo']}  {h['sha'][:12]}  {h['precision']}"
                          f"  {h['method']}: {h['value']}")
@@ -281,7 +288,7 @@ def rows_table(rows: list[dict], lang: str = "en") -> str:
 
 
 HIT_OPEN = {"concept": "atlas query ID", "flow": "atlas flow ID", "claim": "atlas claims ID",
-            "repo": "atlas repo ID"}
+            "repo": "atlas repo ID", "line": "atlas where ID", "function": "atlas source ID"}
 
 
 def _short(text: str, w: int) -> str:
@@ -316,6 +323,137 @@ def _not_yet(as_of: dict | None) -> str:
     if as_of["visible"] is None:
         return "  [no sighting]"
     return f"  [not yet visible on {as_of['date']}; first {as_of['first']}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# A question's answer (atlas.ask): the answer itself first, in the question's language, then the
+# ranked list
+# ---------------------------------------------------------------------------------------------
+
+SAID = {
+    "en": {
+        "first": "{name}: first visible {day} in {repo} ({sha}, {precision}; {method}: {value})",
+        "unseen": "{name}: not seen on the mainline of any harvested repository before the cut-off {cutoff}",
+        "undated": "{name}: undated - {why}",
+        "no_probe": "the atlas has no probe for it",
+        "cutoff": "  (first visible on the mainline, cut-off {cutoff}; docs/history.md)",
+        "question": "{name} - {question}",
+        "no_answer": "(not answered by {id}; it answers: {answers})",
+        "no_answers": "(not answered by {id}, which answers none of the six questions)",
+        "claims": "Claims about {ids}: {n}",
+        "claims_found": "Claims: {n}",
+        "no_claims": "No claims about {ids}",
+        "nothing": 'nothing in concepts, claims, flows or repositories matches "{term}"',
+        "ambiguous": '"{term}" is ambiguous: several concepts have names starting with it',
+        "nearest": "nearest names:",
+        "none_near": "no name is near it either; try other words (atlas query --help)",
+    },
+    "zh": {
+        "first": "{name}：{day} 首次可见于 {repo}（{sha}，{precision}；{method}: {value}）",
+        "unseen": "{name}：截至 {cutoff}，在已收录仓库的主线上未见",
+        "undated": "{name}：未定时间 - {why}",
+        "no_probe": "图谱没有它的探针",
+        "cutoff": "  （主线上首次可见，截止日 {cutoff}；见 docs/history.md）",
+        "question": "{name}：{question}",
+        "no_answer": "（{id} 不回答这个问题；它回答的是：{answers}）",
+        "no_answers": "（{id} 不回答六个问题中的任何一个）",
+        "claims": "关于 {ids} 的论断：{n} 条",
+        "claims_found": "论断：{n} 条",
+        "no_claims": "没有关于 {ids} 的论断",
+        "nothing": "概念、论断、流程和仓库中都没有与“{term}”匹配的内容",
+        "ambiguous": "“{term}”有歧义：多个概念的名称以它开头",
+        "nearest": "最接近的名称：",
+        "none_near": "也没有相近的名称；换个说法试试（atlas query --help）",
+    },
+}
+
+
+def answer(value: dict, questions: dict, lang: str = "en") -> str:
+    """An answered question: the card for a definition; else the answer itself (the first visible
+    day, the one-line answer, the comparison, the claims) and then the ranked list."""
+    intent = value["intent"]
+    if intent["kind"] == "definition":
+        return card(value["answer"], questions, lang)
+    said = SAID.get(lang) or SAID.get(intent["lang"], SAID["en"])  # the answer's language; with all, the question's
+    head = ANSWER_HEADS[intent["kind"]](value["answer"], questions, lang, said)
+    listing = hits(value, lang) if value["hits"] else ""
+    return "\n\n".join(part for part in ("\n".join(head), listing) if part)
+
+
+def _history_head(a: dict, questions: dict, lang: str, said: dict) -> list[str]:
+    name = pick(a["name"], lang)
+    fv, history = a["first_visible"], a["history"]
+    if not history:
+        u = a.get("undated")
+        why = (UNDATED_WORDS.get(u["reason"], u["reason"]) + (f" ({', '.join(u['repos'])})" if u["repos"] else "")
+               if u else said["no_probe"])
+        return hang(said["undated"].format(name=name, why=why), term_width(), "", "    ")
+    cutoff = history[0]["cutoff"]
+    if not fv:
+        return [said["unseen"].format(name=name, cutoff=cutoff)] + history_lines(history)
+    line = said["first"].format(name=name, day=utc_day(fv["date"]), repo=fv["repo"], sha=fv["sha"][:12],
+                                precision=fv["precision"], method=_method_of(history, fv), value=fv["value"])
+    return hang(line, term_width(), "", "    ") + history_lines(history) + [said["cutoff"].format(cutoff=cutoff)]
+
+
+def _method_of(history: list[dict], fv: dict) -> str:
+    return next((h["method"] for h in history if h["found"] and h["sha"] == fv["sha"] and h["value"] == fv["value"]),
+                "term")
+
+
+def _question_head(a: dict, questions: dict, lang: str, said: dict) -> list[str]:
+    name = pick(a["name"], lang)
+    lines = hang(said["question"].format(name=name, question=pick(a["question"]["names"], lang)),
+                 term_width(), "", "    ")
+    if a["text"]:
+        return lines + ["  " + x for x in wrap(pick(a["text"], lang), term_width() - 4)]
+    short = QUESTION_ZH if lang == "zh" else QUESTION_SHORT
+    answered = [short.get(q, q) for q in QUESTION_IDS if q in a["answers"]]
+    note = said["no_answer"].format(id=a["concept"], answers=", ".join(answered)) if answered \
+        else said["no_answers"].format(id=a["concept"])
+    return lines + ["  " + note]
+
+
+def _comparison_head(a: dict, questions: dict, lang: str, said: dict) -> list[str]:
+    return compare(a, lang).split("\n")
+
+
+def _claims_head(a: dict, questions: dict, lang: str, said: dict) -> list[str]:
+    ids = ", ".join(a["concepts"])
+    rows = a["claims"]
+    if not rows:
+        return [said["no_claims"].format(ids=ids)] if ids else []
+    lines = [said["claims"].format(ids=ids, n=len(rows)) if ids else said["claims_found"].format(n=len(rows))]
+    for cl in rows:
+        lines.extend(hang(pick(cl["statement"], lang), term_width(), f"  [{cl['status']}] {cl['id']}: ", "      "))
+    return lines
+
+
+def _search_head(a: None, questions: dict, lang: str, said: dict) -> list[str]:
+    return []
+
+
+ANSWER_HEADS: dict[str, Callable[..., list[str]]] = {
+    "history": _history_head, "question": _question_head, "comparison": _comparison_head,
+    "claims": _claims_head, "search": _search_head}
+
+
+def miss_message(term: str, said_lang: str, ambiguous: bool = False) -> str:
+    """Nothing matches `term` (or it is an ambiguous prefix), in the question's language."""
+    said = SAID.get(said_lang, SAID["en"])
+    return said["ambiguous" if ambiguous else "nothing"].format(term=term)
+
+
+def miss(term: str, rows: list, lang: str, said_lang: str, ambiguous: bool = False) -> str:
+    """The honest miss: what was searched, then the nearest names (or that none is near)."""
+    said = SAID.get(said_lang, SAID["en"])
+    lines = [miss_message(term, said_lang, ambiguous)]
+    if rows:
+        lines.append(said["nearest"])
+        lines.extend(f"  {r['id']:<32} {r['kind']:<20} {pick(r['name'], lang)}" for r in rows)
+    else:
+        lines.append(said["none_near"])
+    return "\n".join(lines)
 
 
 def suggestions(term: str, rows: list[dict], lang: str = "en", message: str = "") -> str:
@@ -423,6 +561,29 @@ def claims(rows: list[dict], lang: str = "en") -> str:
         for e in cl["evidence"]:
             out.append(f"    - {e['source']} ({e['confidence']})")
         out.extend(_test_plan_lines(cl.get("test_plan"), lang, w))
+    return "\n".join(out)
+
+
+def claims_by_status(rows: list[dict], lang: str = "en") -> str:
+    """Every claim on one line (status, id, statement cut to the terminal), grouped by status in
+    the order of the statuses, each group with its count; then the totals."""
+    if not rows:
+        return "no claims"
+    from .model import CLAIM_STATUSES
+
+    w = term_width()
+    groups: dict[str, list[dict]] = {}
+    for cl in rows:
+        groups.setdefault(cl["status"], []).append(cl)
+    order = [s for s in CLAIM_STATUSES if s in groups] + sorted(s for s in groups if s not in CLAIM_STATUSES)
+    out = []
+    for status in order:
+        out.append(f"{status} ({len(groups[status])})")
+        for cl in sorted(groups[status], key=lambda c: c["id"]):
+            head = f"  [{status}] {cl['id']}: "
+            out.append(head + _short(" ".join(pick(cl["statement"], lang).split()), max(20, w - width(head))))
+    counts = ", ".join(f"{len(groups[s])} {s}" for s in order)
+    out.append(f"\n{len(rows)} claims: {counts}; the evidence: atlas claims --full, or atlas claims ID")
     return "\n".join(out)
 
 

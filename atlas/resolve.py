@@ -36,17 +36,33 @@ def exact_id(ids: Any, name_index: dict, loose_index: dict, term: str) -> str | 
 
 def prefix_id(name_index: dict, loose_index: dict, term: str) -> str | None:
     """The concept a term is a confident prefix of: the only concept with a name starting with it,
-    and no other concept has a name containing it ("collective communication" starts CCU's
-    "Collective Communication Unit" but sits inside HCCL's name too: not confident)."""
+    and no other concept has a name with a word starting with it ("collective communication"
+    starts CCU's "Collective Communication Unit" but also a word of HCCL's name: not confident;
+    "memfab" starts only MemFabric's names, and sits inside aclrtMemFabricHandle, not at a word)."""
     for index, fold in ((name_index, norm), (loose_index, squash)):
         key = fold(term)
         if not key:
             continue
         owners = {cid for name, found in index.items() if name.startswith(key) for cid in found}
         if len(owners) == 1:
-            inside = {cid for name, found in index.items() if key in name for cid in found}
+            inside = {cid for name, found in index.items() if _word_start(key, name) for cid in found}
             return owners.pop() if inside == owners else None
     return None
+
+
+def _word_start(key: str, name: str) -> bool:
+    """`key` occurs in `name` at the start of a word (after a character that is not a letter or a
+    digit, or where a Chinese character begins)."""
+    at = name.find(key)
+    while at != -1:
+        if at == 0 or not name[at - 1].isalnum() or _cjk(name[at]) or _cjk(name[at - 1]):
+            return True
+        at = name.find(key, at + 1)
+    return False
+
+
+def _cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
 def find_id(ids: Any, name_index: dict, loose_index: dict, term: str) -> str | None:
@@ -61,10 +77,24 @@ def find(atlas: Atlas, term: str) -> Concept | None:
 
 def prefix_owners(atlas: Atlas, term: str) -> list[str]:
     """Concepts having a name or alias that starts with the term (an ambiguous prefix)."""
+    return prefix_owners_in(atlas.name_index, atlas.loose_index, term)
+
+
+def prefix_owners_in(name_index: dict, loose_index: dict, term: str) -> list[str]:
+    """`prefix_owners` over name indexes (the atlas's or the card store's plain copies)."""
     key, loose = norm(term), squash(term)
-    owners = {cid for name, ids in atlas.name_index.items() if key and name.startswith(key) for cid in ids}
-    owners |= {cid for name, ids in atlas.loose_index.items() if loose and name.startswith(loose) for cid in ids}
+    owners = {cid for name, ids in name_index.items() if key and name.startswith(key) for cid in ids}
+    owners |= {cid for name, ids in loose_index.items() if loose and name.startswith(loose) for cid in ids}
     return sorted(owners)
+
+
+def nearest_names(name_index: dict, loose_index: dict, term: str, limit: int = 8) -> list[str]:
+    """The concepts whose names are nearest a term that named none: those with a name it starts,
+    then by spelling. Over name indexes only, so the card store answers without the records."""
+    ranked = prefix_owners_in(name_index, loose_index, term)
+    candidates = {name: cid for name, ids in name_index.items() for cid in sorted(ids)}
+    ranked += [cid for cid in suggest(term, candidates, limit, folded=True) if cid not in ranked]
+    return ranked[:limit]
 
 
 def concept_texts(c: Concept) -> list[str]:
@@ -77,9 +107,7 @@ def concept_texts(c: Concept) -> list[str]:
 
 def suggestions(atlas: Atlas, term: str, limit: int = 8) -> list[Row]:
     """Ranked concepts for a term that matched nothing: names it is a prefix of, spelling, then full text."""
-    ranked = prefix_owners(atlas, term)
-    candidates = {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
-    ranked += [cid for cid in suggest(term, candidates, limit) if cid not in ranked]
+    ranked = nearest_names(atlas.name_index, atlas.loose_index, term, limit)
     key = norm(term)
     if key:
         for c in atlas.concepts:
@@ -99,13 +127,14 @@ def concept(atlas: Atlas, term: str) -> Concept:
     several = len(prefix_owners(atlas, term)) > 1
     message = f'"{term}" is ambiguous: several concepts have names starting with it' if several \
         else f'no concept matches "{term}"'
-    raise NoMatch(message, Location("query"), hint, hints, term)
+    raise NoMatch(message, Location("query"), hint, [dict(h) for h in hints], term)
 
 
 def concepts(atlas: Atlas, terms: Iterable[str]) -> list[Concept]:
-    """The concepts the terms name, each once, in the order first named."""
+    """The concepts the terms name, each once, in the order first named (a term given twice is
+    resolved once: 2,000 copies of one name cost one lookup)."""
     chosen: dict[str, Concept] = {}
-    for t in terms:
+    for t in dict.fromkeys(terms):
         c = concept(atlas, t)
         chosen.setdefault(c.id, c)
     return list(chosen.values())

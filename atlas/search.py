@@ -9,7 +9,12 @@ space-separated tokens.
 Ranking, best first: a query that equals an id, name or alias of a hit (case-, width- and
 punctuation-folded); then hits whose names hold every query word; then bm25 over
 names > headline (answers, statement, summary, purpose) > text > evidence sentences.
-A hit must hold at least half of the query's tokens.
+A Latin query word that no document holds is read as the indexed word one edit away
+(`atlas.spelling`). The score floor (`above_floor`): a hit must hold at least half of the query's
+tokens, and, unless it holds them all, one in its names (a claim: in its statement); a hit whose
+words are only in its evidence sentences must hold a word that names something, so common words
+that only a pin's sentence shares are not offered as answers. A query is at most `MAX_CHARS`
+characters and `MAX_TERMS` distinct words (`QueryTooLong`, a usage error).
 
 The index's tables live in the compiled index's database (atlas.index), one document per record,
 added and removed per data file as files change (`add_documents`, `remove_documents`); `build`
@@ -21,6 +26,7 @@ import os
 import re
 import unicodedata
 
+from .errors import UsageError
 from .text import norm, squash, width
 from .views import search_documents
 from .tokens import STOPWORDS, query_tokens, tokens  # noqa: F401  (the tokeniser, re-exported)
@@ -35,6 +41,58 @@ NAME_POWER = 1.5
 TEXT_WEIGHT = 5.0  # times the share of query tokens found anywhere
 PHRASE_WEIGHT = 2.0  # when every query token occurs close together in one column
 NEAR_SLACK = 2
+STRONG = NAME_WEIGHT + TEXT_WEIGHT  # a score this high: the hit's names hold every query word
+MAX_CHARS = 1000  # a query longer than this is refused (a usage error)
+MAX_TERMS = 64  # and one of more distinct words
+
+
+class QueryTooLong(UsageError):
+    """A query over `MAX_CHARS` characters or `MAX_TERMS` distinct words."""
+
+
+def check_query(text: str, query: list[str] | None = None) -> None:
+    """Refuse a query over the limits, with what was given and what is allowed."""
+    from .errors import Location
+
+    if len(text) > MAX_CHARS:
+        raise QueryTooLong(f"the query is {len(text)} characters long; at most {MAX_CHARS} are searched",
+                           Location("query"), "give the few words that matter")
+    if query is not None and len(query) > MAX_TERMS:
+        raise QueryTooLong(f"the query has {len(query)} distinct words; at most {MAX_TERMS} are searched",
+                           Location("query"), "give the few words that matter")
+
+# Where a query token is looked for in a document: anywhere, in its names, in its names or headline
+# (a claim's statement is its headline: claims have no names), outside its evidence sentences
+HELD = ("", "names : ", "{names head} : ", "{names head body} : ")
+_NONE: tuple[set[int], set[int], set[int], set[int]] = (set(), set(), set(), set())
+
+
+def above_floor(n: int, typ: str, held: tuple[set[int], ...], name_words: set[int],
+                corrected: set[int]) -> bool:
+    """The score floor, for a hit the query does not name exactly. `held`: which of the query's `n`
+    tokens (by position) it holds anywhere, in its names, in its names or headline, outside its
+    evidence (`HELD`); `name_words`: the tokens some document has in its names. The hit holds at
+    least half of the tokens; one outside its evidence sentences, or one that names something (a
+    common word that only a pin's sentence shares is no answer; "deepep" in a pin's path is); one in
+    its names (a claim: in its statement) unless it holds them all; and, when some tokens were typos
+    (`corrected`) and others not, one that was not (a corrected typo alone does not make a hit of a
+    nonsense query)."""
+    anywhere, in_names, in_title, outside = held
+    title = in_title if typ == "claim" else in_names
+    if not n or len(anywhere) / n < MIN_COVERAGE or not (title or len(anywhere) == n):
+        return False
+    if not (outside or anywhere & name_words):
+        return False
+    return not corrected or len(corrected) == n or bool(anywhere - corrected)
+
+
+def _score(n: int, bm: float, held: tuple[set[int], ...], exact: bool, near: bool) -> float:
+    """Exact name 100; names share (to NAME_POWER) x NAME_WEIGHT; coverage x TEXT_WEIGHT; phrase
+    bonus; bm25 squashed below 1."""
+    anywhere, in_names = held[0], held[1]
+    return (100.0 if exact else 0.0) + (NAME_WEIGHT * (len(in_names) / n) ** NAME_POWER if n else 0.0) \
+        + (TEXT_WEIGHT * len(anywhere) / n if n else 0.0) + (PHRASE_WEIGHT if near else 0.0) + bm / (1.0 + bm)
+
 
 def _quote(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
@@ -168,62 +226,83 @@ class SearchIndex:
             f"WHERE key.key IN ({marks})", sorted(keys)).fetchall()
         return sorted(rows, key=lambda r: (TYPE_ORDER[r[0]], r[1]))
 
-    def search(self, text: str, types=None, limit: int = 20) -> list[dict]:
-        """Ranked hits `{type, id, name, score, snippet: {field, lang, text}}`, best first."""
+    def search(self, text: str, types=None, limit: int = 20, snippets: bool | int = True) -> list[dict]:
+        """Ranked hits `{type, id, name, score, snippet: {field, lang, text}}`, best first. `snippets`
+        False: no snippet (a caller that only ranks); a number: snippets for that many first hits."""
+        check_query(text)
         query = query_tokens(text)
-        exact = set(self.exact(text))
-        if not query and not exact:
+        check_query(text, query)
+        fixed = self._corrections(text, query)
+        groups = [fixed.get(t, [t]) for t in query]
+        exact_rows = self._exact_rows(set(self.exact(text)) | self._respelt(text, fixed))
+        if not groups and not exact_rows:
             return []
-        found, anywhere, in_names = self._matches(query)
-        near = self._near(query)
-        exact_rows = self._exact_rows(exact)
-        for rowid in exact_rows:
-            found.setdefault(rowid, 0.0)
-        n = len(query)
-        keep = {r: bm for r, bm in found.items()
-                if r in exact_rows or (n and anywhere.get(r, 0) / n >= MIN_COVERAGE)}
-        if not keep:
+        found, held = self._matches(groups)
+        corrected = {i for i, t in enumerate(query) if t in fixed}
+        name_words = {i for h in held.values() for i in h[1]}
+        rows = set(found) | exact_rows
+        if not rows:
             return []
-        marks = ",".join("?" * len(keep))
+        near = self._near([g[0] for g in groups])
+        marks = ",".join("?" * len(rows))
         hits = []
         for rowid, typ, ident, en, zh in self.con.execute(
-                f"SELECT rowid, type, id, name_en, name_zh FROM doc WHERE rowid IN ({marks})",
-                list(keep)):
-            if types and typ not in types:
+                f"SELECT rowid, type, id, name_en, name_zh FROM doc WHERE rowid IN ({marks})", list(rows)):
+            floor = above_floor(len(groups), typ, held.get(rowid, _NONE), name_words, corrected)
+            if (types and typ not in types) or not (rowid in exact_rows or floor):
                 continue
-            bm = keep[rowid]
-            coverage = anywhere.get(rowid, 0) / n if n else 0.0
-            score = (100.0 if rowid in exact_rows else 0.0) \
-                + (NAME_WEIGHT * (in_names.get(rowid, 0) / n) ** NAME_POWER if n else 0.0) \
-                + TEXT_WEIGHT * coverage + (PHRASE_WEIGHT if rowid in near else 0.0) \
-                + bm / (1.0 + bm)
+            score = _score(len(groups), found.get(rowid, 0.0), held.get(rowid, _NONE), rowid in exact_rows,
+                           rowid in near)
             hits.append({"type": typ, "id": ident, "name": {"en": en, "zh": zh},
                          "score": round(score, 4), "_rowid": rowid})
         hits.sort(key=lambda h: (-h["score"], TYPE_ORDER[h["type"]], h["id"]))
         hits = hits[:limit]
-        self._snippets(hits, text, query)
+        shown = len(hits) if snippets is True else int(snippets)
+        self._snippets(hits[:shown], text, [t for g in groups for t in g])
+        for h in hits[shown:]:
+            del h["_rowid"]
         return hits
 
-    def _matches(self, query: list[str]) -> tuple[dict[int, float], dict[int, int], dict[int, int]]:
-        """Per document: its BM25 relevance to any token, how many tokens it holds anywhere and
-        how many in its names."""
+    def _corrections(self, text: str, query: list[str]) -> dict[str, list[str]]:
+        """{token: the tokens it may stand for}, for the one-edit typos of Latin words (`atlas.spelling`)."""
+        from .spelling import corrections
+
+        return corrections(self.con, text) if query else {}
+
+    def _respelt(self, text: str, fixed: dict[str, list[str]]) -> set:
+        """The records the query names once one of its typos is corrected ("hcll", "use_ascned")."""
+        from .spelling import respellings
+        from .tokens import latin_words
+
+        typos = [(w, t) for w, t in latin_words(text) if t in fixed]
+        if not typos or len(typos) > 3:
+            return set()
+        folded = norm(text)
+        found: set = set()
+        for word, token in typos:
+            for spelling in respellings(word, set(fixed[token])):
+                found.update(self.exact(folded.replace(word, spelling, 1)))
+        return found
+
+    def _matches(self, groups: list[list[str]]) -> tuple[dict[int, float], dict[int, tuple]]:
+        """Per document: its BM25 relevance to any token, and which query tokens (by position) it
+        holds in each place of `HELD`. A token is a group of alternatives (a typo's corrections);
+        holding one of them holds the token."""
         found: dict[int, float] = {}
-        anywhere: dict[int, int] = {}
-        in_names: dict[int, int] = {}
-        if not query:
-            return found, anywhere, in_names
+        held: dict[int, tuple[set[int], set[int], set[int], set[int]]] = {}
+        if not groups:
+            return found, held
         weights = ", ".join(str(w) for w in WEIGHTS)
-        match = " OR ".join(_quote(t) for t in query)
+        match = " OR ".join(_quote(t) for g in groups for t in g)
         for rowid, rank in self.con.execute(
                 f"SELECT rowid, bm25(fts, {weights}) FROM fts WHERE fts MATCH ?", (match,)):
             found[rowid] = -rank
-        for t in query:
-            for (rowid,) in self.con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (_quote(t),)):
-                anywhere[rowid] = anywhere.get(rowid, 0) + 1
-            for (rowid,) in self.con.execute("SELECT rowid FROM fts WHERE fts MATCH ?",
-                                             ("names : " + _quote(t),)):
-                in_names[rowid] = in_names.get(rowid, 0) + 1
-        return found, anywhere, in_names
+        for i, g in enumerate(groups):
+            alternatives = _quote(g[0]) if len(g) == 1 else "(" + " OR ".join(_quote(t) for t in g) + ")"
+            for k, where in enumerate(HELD):
+                for (rowid,) in self.con.execute("SELECT rowid FROM fts WHERE fts MATCH ?", (where + alternatives,)):
+                    held.setdefault(rowid, (set(), set(), set(), set()))[k].add(i)
+        return found, held
 
     def _near(self, query: list[str]) -> set[int]:
         """The documents holding all the tokens close together (the phrase bonus)."""

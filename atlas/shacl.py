@@ -5,6 +5,8 @@ recorded for that concept, claim, flow step, repository, sighting or harvest.
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 from pathlib import Path
 
 from .errors import Location, Problem
@@ -23,7 +25,7 @@ def check(data, shapes) -> list[dict]:
 
     conforms, report, _ = pyshacl.validate(data, shacl_graph=shapes, inference="none",
                                            allow_warnings=True)
-    out = []
+    out: list = []
     if conforms:
         return out
     for result in report.subjects(predicate=None, object=SH.ValidationResult):
@@ -47,16 +49,19 @@ def _blank(node) -> bool:
 
 def validate_graph(atlas: Atlas, data_dir: Path) -> list[dict]:
     """Run the shapes over the atlas's export: violations with the focus as a local id
-    (`concept/hccs`) and `location`, the Location of the data the focus node comes from (or None)."""
-    from rdflib import Graph, URIRef
+    (`concept/hccs`) and `location`, the Location of the data the focus node comes from (or None).
+    A shapes or ontology file that cannot be read or parsed raises AtlasError at its file and line."""
+    from rdflib import URIRef
 
-    from .rdf import ID, build_graph
+    from .rdf import ID, build_graph, read_turtle
 
-    shapes = Graph().parse(shapes_path(data_dir), format="turtle")
+    shapes = read_turtle(shapes_path(data_dir))
     where: dict = {}
-    data = build_graph(atlas, data_dir / "ontology.ttl", where)
+    with _quiet_literals():
+        data = build_graph(atlas, data_dir / "ontology.ttl", where)
+        found = check(data, shapes)
     out = []
-    for v in check(data, shapes):
+    for v in found:
         focus = v["focus"]
         v["location"] = where.get(URIRef(focus))
         v["focus"] = focus[len(str(ID)):] if focus.startswith(str(ID)) else focus
@@ -64,18 +69,44 @@ def validate_graph(atlas: Atlas, data_dir: Path) -> list[dict]:
     return out
 
 
+@contextlib.contextmanager
+def _quiet_literals():
+    """rdflib logs a traceback for a literal that is not of its datatype (a date of 30 February); the
+    shapes report such a value as a located violation, so the log is held back meanwhile."""
+    log = logging.getLogger("rdflib.term")
+    was, log.disabled = log.disabled, True
+    try:
+        yield
+    finally:
+        log.disabled = was
+
+
 def shacl_problems(loaded) -> list[Problem]:
-    """Violations as problems, located at the data file and line of the offending node."""
-    atlas = loaded.atlas
+    """Violations as problems, located at the data file and line of the offending node. The stage runs
+    on whatever loaded, also when the YAML stage found errors (a record that did not load is not in
+    the graph). A shapes or ontology file that cannot be used is one located error (`bad-turtle`)."""
+    from .errors import AtlasError
+
     data_dir = Path(loaded.data_dir or "data")
-    if not shapes_path(data_dir).is_file():
+    shapes = shapes_path(data_dir)
+    if not (shapes.exists() or shapes.is_symlink()):
         return []
-    problems = []
-    for v in validate_graph(atlas, data_dir):
-        loc = v["location"] or Location(str(shapes_path(data_dir)))
-        level = "error" if v["severity"] == "Violation" else "warning"
-        prop = v["path"].rsplit("#", 1)[-1].rsplit("/", 1)[-1]
-        value = f" (value {v['value']})" if v["value"] and len(v["value"]) < 80 else ""
-        problems.append(Problem(loc, level, "shacl", f"{v['focus']}: {v['message']}"
-                                + (f" (property {prop})" if prop else "") + value))
+    try:
+        violations = validate_graph(loaded.atlas, data_dir)
+    except AtlasError as exc:
+        return [Problem(exc.location or Location(str(shapes)), "error", "bad-turtle", exc.message, exc.hint)]
+    problems: list[Problem] = []
+    for v in violations:
+        problem = _problem(v, shapes)
+        if problem not in problems:
+            problems.append(problem)
     return problems
+
+
+def _problem(v: dict, shapes: Path) -> Problem:
+    loc = v["location"] or Location(str(shapes))
+    level = "error" if v["severity"] == "Violation" else "warning"
+    prop = v["path"].rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+    value = f" (value {v['value']})" if v["value"] and len(v["value"]) < 80 else ""
+    return Problem(loc, level, "shacl", f"{v['focus']}: {v['message']}" + (f" (property {prop})" if prop else "")
+                   + value)

@@ -46,25 +46,54 @@ def width(text: str) -> int:
     return total
 
 
-def suggest(word: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
-    """Rank candidate ids for a misspelt word. `candidates` maps a display key to its id."""
+MAX_RATIOS = 48
+
+
+def suggest(word: str, candidates: dict[str, str], limit: int = 5, folded: bool = False) -> list[str]:
+    """Rank candidate ids for a misspelt word. `candidates` maps a display key to its id (`folded`:
+    the keys are folded already, as `norm` gives them). A name scores difflib's ratio, or at least
+    0.75 when one holds the other; the `limit` best ids scoring 0.45 or more, best first."""
     import difflib
+    from collections import Counter
 
     key = norm(word)
+    counts = Counter(key)
     scored: dict[str, float] = {}
+    bounded: list[tuple[float, str, str]] = []
     for name, ident in candidates.items():
-        n = norm(name)
-        matcher = difflib.SequenceMatcher(None, key, n)
-        # real_quick_ratio is an upper bound computed from the lengths alone: a long input (a
-        # pasted page) skips the quadratic comparison with every name
-        score = matcher.ratio() if matcher.real_quick_ratio() >= 0.45 else 0.0
+        n = name if folded else norm(name)
         if key and (key in n or n in key):
-            score = max(score, 0.75 + 0.2 * min(len(key), len(n)) / max(len(key), len(n)))
-        if score > scored.get(ident, 0.0):
-            scored[ident] = score
+            scored[ident] = max(scored.get(ident, 0.0), 0.75 + 0.2 * min(len(key), len(n)) / max(len(key), len(n)))
+        bound = _ratio_bound(key, counts, n)
+        if bound >= 0.45:
+            bounded.append((bound, n, ident))
+    # best bound first: once a name's bound is below the limit-th best score, no later name can
+    # enter the result or change its order (ratio never exceeds the bound); and at most
+    # MAX_RATIOS comparisons, so that a long phrase (most names share its letters) costs no more
+    bounded.sort(key=lambda b: -b[0])
+    for i, (bound, n, ident) in enumerate(bounded[:MAX_RATIOS]):
+        if i % 8 == 0 and bound < _kth(scored, limit):
+            break
+        scored[ident] = max(scored.get(ident, 0.0), difflib.SequenceMatcher(None, key, n).ratio())
     ranked = sorted((s, i) for i, s in scored.items() if s >= 0.45)
     ranked.sort(key=lambda pair: (-pair[0], pair[1]))
     return [ident for _, ident in ranked[:limit]]
+
+
+def _kth(scored: dict[str, float], k: int) -> float:
+    """The k-th best score so far (0.45 while fewer than k ids reach it)."""
+    best = sorted((s for s in scored.values() if s >= 0.45), reverse=True)
+    return best[k - 1] if len(best) >= k else 0.45
+
+
+def _ratio_bound(key: str, counts, name: str) -> float:
+    """An upper bound of difflib's ratio of key and name: the lengths (its real_quick_ratio), then
+    the letters they share, counted with repeats (its quick_ratio); 0 when below 0.45."""
+    total = len(key) + len(name)
+    if not total or 2 * min(len(key), len(name)) < 0.45 * total:
+        return 0.0
+    shared = sum(min(c, name.count(ch)) for ch, c in counts.items())
+    return 2 * shared / total if 2 * shared >= 0.45 * total else 0.0
 
 
 PULL_REF_PATTERN = r"^refs/(?:pull|merge-requests|remotes/[^/]+/(?:pull|merge-requests))/"
@@ -117,6 +146,32 @@ def branch_problem(branch: str) -> str:
     if any(re.match(PULL_REF_PATTERN, n) for n in names) or branch.split("/", 1)[0] in (
             "pull", "merge-requests"):
         return "a pull-request or merge-request ref, not a mainline branch"
+    return ""
+
+
+def repo_url_problem(url: str) -> str:
+    """'' when `url` may stand in a repository's `urls:` (and so be cloned by `refresh --clone`), else
+    why not. Only https://: the address is public data that readers open (the first one is the base
+    of every pin's source link in the RDF export), and anyone can clone it without a key; an ssh://
+    or file:// address is neither (git's own `url.<base>.insteadOf` takes a clone over ssh)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str) or not url:
+        return "empty URL"
+    if any(ord(ch) < 32 or ch.isspace() or ord(ch) == 127 for ch in url):
+        return "contains white space or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    if parts.scheme.lower() != "https" or not url.lower().startswith("https://"):
+        return "not an https:// URL (the public address; ssh:// and file:// are refused)"
+    host = parts.hostname or ""
+    if not host:
+        return "no host"
+    if host.startswith("-") or (parts.username or "").startswith("-"):
+        return "host or user starts with '-'"
     return ""
 
 

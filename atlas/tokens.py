@@ -12,7 +12,11 @@ import re
 import unicodedata
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_RUN = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)")
+# A run of Chinese characters, or a word (letters and digits) with parts joined by - _ or .; the
+# pattern (for documents, many at a time) is compiled on first use: a class of these ranges takes
+# milliseconds to compile, which a query (cut by `_scan`, the same runs) does not pay
+_RUN_PATTERN = rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)"
+_RUN: re.Pattern[str] | None = None
 _JOIN = re.compile(r"[-_.]")
 _DIGIT = re.compile(r"\d")
 
@@ -49,13 +53,72 @@ def query_tokens(text: str) -> list[str]:
     return kept or found
 
 
+def _cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() and not _cjk(ch)  # what [^\W_] matches, Chinese characters apart
+
+
+def _scan(folded: str) -> list[tuple[str, str]]:
+    """The runs of `_RUN_PATTERN` as (chinese, word) pairs (one of them ""), found by hand: what the
+    pattern finds, without compiling it (tests/test_search.py compares the two)."""
+    out = []
+    i, n = 0, len(folded)
+    while i < n:
+        j = i
+        if _cjk(folded[i]):
+            while j < n and _cjk(folded[j]):
+                j += 1
+            out.append((folded[i:j], ""))
+        elif _word_char(folded[i]):
+            while j < n and _word_char(folded[j]):
+                j += 1
+            while j + 1 < n and folded[j] in "-_." and _word_char(folded[j + 1]):
+                j += 1
+                while j < n and _word_char(folded[j]):
+                    j += 1
+            out.append(("", folded[i:j]))
+        else:
+            j = i + 1
+        i = j
+    return out
+
+
+def _runs(folded: str, query: bool) -> list[tuple[str, str]]:
+    """The Chinese runs and words of a folded text: by hand for a query, by the pattern else."""
+    global _RUN
+    if query:
+        return _scan(folded)
+    if _RUN is None:
+        _RUN = re.compile(_RUN_PATTERN)
+    return [(m.group(1) or "", m.group(2) or "") for m in _RUN.finditer(folded)]
+
+
+def latin_words(text: str) -> list[tuple[str, str]]:
+    """The Latin words of a text as typed (folded, split at - _ and ., not plural-folded; a compound
+    also whole, as `tokens` gives it), each with its search token: [(word, token)]."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    out: list[tuple[str, str]] = []
+    for _, word in _scan(folded):
+        if word:
+            parts = [p for p in _JOIN.split(word) if p]
+            out.extend((p, _stem(p)) for p in parts)
+            if len(parts) > 1:
+                out.append(("".join(parts), _stem("".join(parts))))
+    return out
+
+
+stem = _stem
+
+
 def tokens(text: str, query: bool = False) -> list[str]:
     """Search tokens of a text (documents and queries alike; a query skips the single CJK
     characters of runs longer than one, which only serve one-character queries)."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
-    for m in _RUN.finditer(folded):
-        cjk, word = m.group(1), m.group(2)
+    for cjk, word in _runs(folded, query):
         if cjk:
             if len(cjk) == 1:
                 out.append(cjk)

@@ -438,6 +438,7 @@ class Scopes:
         stops the update: a new cross-file check must say what it depends on (see the module)."""
         runs = {
             "check_refs": self.refs, "check_questions": self.questions, "check_collisions": self.collisions,
+            "check_identifiers": self.identifiers,
             "check_cycles": self.cycles, "check_relations": self.relations, "check_dates": self.dates,
             "check_flows": lambda: self.records("flow", "flows", "w:", checks.check_flows),
             "check_claim_status": lambda: self.records("claim", "claims", "m:", checks.check_claim_status),
@@ -496,9 +497,33 @@ class Scopes:
         where = f"{self.display_dir}/{QUESTIONS}"
         mine = [p for p in _stored(self.con, stage=0) if p.location.file == where]
         questions = [q for q in (self.u.results.winner("question", q) for q in QUESTION_IDS) if q]
-        loaded = self.loaded(Atlas(questions=questions), problems=list(mine))
+        result = self.u.results.get(QUESTIONS)
+        loaded = self.loaded(Atlas(questions=questions), problems=list(mine),
+                             unread={where} if result is not None and result.unread else set())
         checks.check_questions(loaded)
         self.replace({"q"}, "check_questions", {"q": loaded.problems[len(mine):]})
+
+    # -- identifiers shared across kinds ----------------------------------------------------------
+
+    def identifiers(self) -> None:
+        """An id that a question, a concept, a claim or a flow shares: checked again for every id a
+        changed file defined before or defines now (scope `i:<id>`)."""
+        kinds = ("question", "concept", "claim", "flow")
+        marks = ",".join("?" * len(kinds))
+        if self.all:
+            ids = {r[0] for r in self.con.execute(
+                f"SELECT id FROM win WHERE kind IN ({marks}) GROUP BY id HAVING COUNT(*) > 1", kinds)}
+        else:
+            ids = {i for k, i in self.u.keys if k in kinds}
+        found: dict[str, list[Problem]] = {}
+        for ident in sorted(ids):
+            winners = {k: self.u.results.winner(k, ident) for k in kinds}
+            lists = {LISTS[k]: [r] for k, r in winners.items() if r is not None}
+            if len(lists) > 1:
+                loaded = self.loaded(Atlas(**lists))
+                checks.check_identifiers(loaded)
+                found["i:" + ident] = loaded.problems
+        self.replace({"i:" + i for i in ids}, "check_identifiers", found)
 
     # -- collisions -----------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ documents).
 """
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import Iterator, NamedTuple, NotRequired, TypedDict
 
 from .model import (
     QUESTION_IDS, RELATION_TYPES, SYMMETRIC, Atlas, Claim, Concept, Evidence, Flow, FlowStep,
@@ -344,6 +344,61 @@ def evidence_list(atlas: Atlas, items: list[Evidence]) -> list[EvidenceView]:
     return [evidence(atlas, e) for e in items]
 
 
+# ---------------------------------------------------------------------------------------------
+# Evidence items and their owners
+# ---------------------------------------------------------------------------------------------
+
+
+class Owner(NamedTuple):
+    """What an evidence item belongs to. `kind` is concept, relation, claim, plan (a claim's test
+    plan), flow, step or repository; `id` the record's id (a step's own id, with its flow in `flow`;
+    a relation's "source type target"; a plan's claim)."""
+
+    kind: str
+    id: str
+    flow: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.kind == "step":
+            return f"flow {self.flow} step {self.id}"
+        if self.kind == "plan":
+            return f"claim {self.id} test plan"
+        return f"{self.kind} {self.id}"
+
+
+class OwnerView(TypedDict):
+    kind: str
+    id: str
+    flow: str  # the flow of a step ("" otherwise)
+    label: str
+
+
+def owned_evidence(atlas: Atlas) -> Iterator[tuple[Owner, Evidence]]:
+    """Every evidence item of the atlas with its owner, in data order: the one definition of "the
+    evidence items and their owners" (verify checks them, the code index reads their pins, `atlas
+    where` answers with them)."""
+    for c in atlas.concepts:
+        yield from ((Owner("concept", c.id), e) for e in c.evidence)
+        for r in c.relations:
+            yield from ((Owner("relation", f"{r.source} {r.type} {r.target}"), e) for e in r.evidence)
+    for cl in atlas.claims:
+        yield from ((Owner("claim", cl.id), e) for e in cl.evidence)
+        if cl.test_plan is not None:
+            yield from ((Owner("plan", cl.id), e) for e in cl.test_plan.where)
+    for f in atlas.flows:
+        yield from ((Owner("flow", f.id), e) for e in f.evidence)
+        for st in f.steps:
+            if st.source is not None:
+                yield Owner("step", st.id, f.id), st.source
+    for repo_ in atlas.repositories:
+        yield from ((Owner("repository", repo_.id), e) for e in repo_.evidence)
+
+
+def owner(o: Owner) -> OwnerView:
+    return {"kind": o.kind, "id": o.id, "flow": o.flow, "label": o.label}
+
+
 def question(atlas: Atlas, qid: str) -> QuestionView:
     q = atlas.question_by_id.get(qid)
     return {"id": qid, "names": text(q.names) if q else {"en": qid, "zh": ""},
@@ -452,8 +507,7 @@ def card(atlas: Atlas, c: Concept, as_of: str | None = None) -> Card:
         "hardware": list(c.hardware), "hardware_note": text(c.hardware_note),
         "lifecycle": {"status": c.lifecycle.status, "note": text(c.lifecycle.note)},
         "relations": groups,
-        "claims": [{"id": cl.id, "status": cl.status, "statement": text(cl.statement)}
-                   for cl in atlas.claims_about(c.id)],
+        "claims": [claim_ref(cl) for cl in atlas.claims_about(c.id)],
         "flows": flow_refs(atlas, c.id),
         "evidence": evidence_list(atlas, c.evidence),
         "history": history(atlas, c.id),
@@ -495,6 +549,18 @@ def row(c: Concept, atlas: Atlas | None = None, as_of: str | None = None) -> Row
         if as_of:
             out["visible"] = atlas.visible_on(c.id, as_of)
     return out
+
+
+def claim_ref(cl: Claim) -> ClaimRef:
+    """A claim as a card lists it: id, status, statement."""
+    return {"id": cl.id, "status": cl.status, "statement": text(cl.statement)}
+
+
+def card_row(c: Card) -> Row:
+    """The row of a concept read from its card: `row` without the records (a miss of `atlas query`
+    names the nearest concepts from the card store alone)."""
+    return {"id": c["id"], "kind": c["kind"], "name": c["names"], "answers": answered(c["answers"]),
+            "lifecycle": c["lifecycle"]["status"]}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,9 @@ symbolic link only when it stays inside the data folder, and visits every folder
 back to a parent is a loop, not an endless walk). Everything else that would be read or followed
 is reported as a `Problem` with the path it concerns: a dangling link, a link that leaves the
 folder or loops, a special file (a FIFO, a device, a socket), a folder or file it cannot read,
-and a tree too large to be a data folder. A filesystem root is refused before anything is read.
+and a tree too large to be a data folder. An entry that disappears between the listing of its
+folder and the look at it (a process's folder under /proc, a file being replaced) is skipped with a
+warning (`vanished`). A filesystem root is refused before anything is read.
 """
 from __future__ import annotations
 
@@ -54,6 +56,18 @@ class _Walker:
     def problem(self, rel: str, code: str, message: str, hint: str = "") -> None:
         self.problems.append(Problem(Location(self.display(rel)), "error", code, message, hint))
 
+    def failed(self, rel: str, exc: OSError, code: str = "unreadable", what: str = "cannot read") -> None:
+        """An entry that could not be looked at: gone since its folder was listed (a warning, and the
+        walk goes on without it), or unreadable (an error)."""
+        if isinstance(exc, FileNotFoundError):
+            self.problems.append(Problem(Location(self.display(rel)), "warning", "vanished",
+                                         "disappeared, or could not be looked at, while the data folder was read; "
+                                         "skipped"))
+        else:
+            self.problem(rel, code, f"{what}: {exc.strerror or exc}",
+                         "give the folder read and search permission, or remove it" if code == "unreadable-folder"
+                         else "")
+
     def run(self) -> Listing:
         st = os.stat(self.root)
         self.seen.add((st.st_dev, st.st_ino))
@@ -73,7 +87,7 @@ class _Walker:
         try:
             st = os.stat(os.path.join(self.root, rel))
         except OSError as exc:
-            self.problem(rel, "unreadable", f"cannot read: {exc.strerror or exc}")
+            self.failed(rel, exc)
             return
         if (st.st_dev, st.st_ino) in self.seen:
             self.problem(rel, "link-loop", "this link leads to a folder that is read already (a loop or a "
@@ -88,8 +102,7 @@ class _Walker:
             with os.scandir(os.path.join(self.root, rel) if rel else self.root) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.problem(rel or ".", "unreadable-folder", f"cannot read folder: {exc.strerror or exc}",
-                         "give the folder read and search permission, or remove it")
+            self.failed(rel or ".", exc, "unreadable-folder", "cannot read folder")
             return True
         self.folders.append(rel)
         for e in entries:
@@ -105,15 +118,16 @@ class _Walker:
         return True
 
     def entry(self, e: os.DirEntry, rel: str, stack: list) -> None:
-        if e.is_symlink() and not self.link_ok(e, rel):
-            return
         try:
+            link = e.is_symlink()
+            if link and not self.link_ok(e, rel):
+                return
             st = os.stat(e.path)
         except OSError as exc:
-            self.problem(rel, "unreadable", f"cannot read: {exc.strerror or exc}")
+            self.failed(rel, exc)
             return
         if stat.S_ISDIR(st.st_mode):
-            if e.is_symlink():
+            if link:
                 self.linked.append(rel)
                 return
             if (st.st_dev, st.st_ino) in self.seen:
@@ -125,7 +139,10 @@ class _Walker:
         elif stat.S_ISREG(st.st_mode):
             if e.name.endswith(SUFFIXES):
                 if not os.access(e.path, os.R_OK):
-                    self.problem(rel, "unreadable", "cannot read file: permission denied")
+                    if os.path.lexists(e.path):
+                        self.problem(rel, "unreadable", "cannot read file: permission denied")
+                    else:  # gone since it was looked at
+                        self.failed(rel, FileNotFoundError(rel))
                     return
                 if st.st_size > DATA_FILE:
                     self.problem(rel, "too-large", f"{st.st_size // 2**20} MB: larger than a data file can be "
@@ -145,6 +162,8 @@ class _Walker:
 
             if exc.errno == errno.ELOOP:
                 self.problem(rel, "link-loop", "symbolic link loop", "remove the link")
+            elif exc.errno != errno.ENOENT:
+                self.failed(rel, exc)
             else:
                 self.problem(rel, "broken-link", f"symbolic link to a missing target ({os.readlink(e.path)})",
                              "remove the link or restore its target")

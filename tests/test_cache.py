@@ -55,12 +55,12 @@ def test_changed_card_code_is_seen_at_once(installed, mini):
     assert after == dict(before, edited=True)
 
 
-def test_changed_vocabulary_reaches_the_ntriples_cache(installed, mini):
+def test_changed_vocabulary_reaches_the_sparql_store(installed, mini):
     q = "SELECT ?c WHERE { ?c a skos:Concept } ORDER BY ?c LIMIT 1"
     args = ("query", "--sparql", q, "--results", "json", "--data", str(mini))
     first = json.loads(installed(*args))["results"]["bindings"][0]["c"]["value"]
     assert not first.startswith("https://edited.invalid/")
-    assert list(installed.cache.glob("graph-*.nt"))
+    assert list(installed.cache.glob("sparql-*/current"))  # the on-disk SPARQL store
     _append(installed.package / "vocab.py",
             '_OLD, BASE = BASE, "https://edited.invalid/"\n'
             "PREFIXES = {k: v.replace(_OLD, BASE) for k, v in PREFIXES.items()}\n")

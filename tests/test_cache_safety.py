@@ -93,7 +93,7 @@ def test_damaged_generation_is_rebuilt_from_its_verified_parse_results(mini, mon
     from atlas import loader
 
     before = show(mini, ("bus-x",)), show(mini, ("test", "repository"))
-    db = next(cache.cache_dir().glob("store-*/*.sqlite"))
+    db = next(store.entry_dir(mini.resolve()).glob("*.sqlite"))  # this folder's (the cache is the session's)
     con = sqlite3.connect(db)
     blob = con.execute("SELECT parsed.blob FROM parsed JOIN file ON file.sha = parsed.sha "
                        "WHERE file.rel = ?", (os.path.join("concepts", "x", "bus-x.yaml"),)).fetchone()[0]

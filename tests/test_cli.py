@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from atlas.cli import cli
@@ -33,8 +34,12 @@ def test_query_zh(mini):
 
 
 def test_no_match_exits_1_with_suggestions(mini):
-    result = run("query", "bux-x", "--data", str(mini), code=1)
-    assert 'no concept matches "bux-x"' in result.output and "bus-x" in result.output
+    result = run("query", "buzz-x", "--data", str(mini), code=1)
+    assert 'nothing in concepts, claims, flows or repositories matches "buzz-x"' in result.output
+    assert "nearest names:" in result.output and "bus-x" in result.output
+    zh = run("query", "总线甲乙丙", "--data", str(mini), code=1).output  # said in the query's language
+    assert "概念、论断、流程和仓库中都没有与“总线甲乙丙”匹配的内容" in zh
+    assert "bus-x" in run("query", "bux-x", "--data", str(mini)).output  # a one-edit typo is found
 
 
 def test_filters_table(mini):
@@ -44,7 +49,73 @@ def test_filters_table(mini):
 
 def test_bad_filter_is_a_clear_error(mini):
     result = CliRunner().invoke(cli, ["query", "kind:lnk", "--data", str(mini)])
-    assert result.exit_code == 1 and 'unknown kind "lnk"' in str(result.exception or result.output)
+    assert result.exit_code == 2 and 'unknown kind "lnk"' in result.output  # a usage error
+
+
+@pytest.mark.parametrize("args", [["query", "kind:nosuch"], ["query", "answers:nosuch"], ["claims", "--status", "x"],
+                                  ["related", "bus-x", "--rel", "nosuch"], ["query", "rel:nosuch:bus-x"],
+                                  ["qurey", "bus-x"], ["query", "--formt", "json", "bus-x"]])
+def test_one_exit_code_per_kind_of_result_usage_is_2(mini, args):
+    fast = subprocess.run([sys.executable, "-m", "atlas", *args, "--data", str(mini)], capture_output=True, text=True)
+    assert fast.returncode == 2 and fast.stdout == "" and "Traceback" not in fast.stderr, (args, fast.stderr)
+    assert CliRunner().invoke(cli, [*args, "--data", str(mini)]).exit_code == 2, args
+
+
+def test_one_exit_code_per_kind_of_result_found_0_nothing_1(mini):
+    assert run("query", "bus-x", "--data", str(mini)).exit_code == 0
+    assert run("query", "kind:library", "--data", str(mini)).exit_code == 0
+    assert run("query", "zzzzqqq", "--data", str(mini), code=1).exit_code == 1
+    assert run("query", "kind:engine", "text:zzzzqqq", "--data", str(mini), code=1).exit_code == 1
+    assert run("claims", "zzzzqqq", "--data", str(mini), code=1).exit_code == 1
+
+
+def test_a_mistyped_command_or_option_names_the_closest():
+    for args, said in ((["qurey", "hccs"], "No such command 'qurey'. Did you mean 'query'?"),
+                       (["valdate"], "Did you mean 'validate'?"),
+                       (["query", "--formt", "json", "hccs"], "Did you mean '--format'?")):
+        done = subprocess.run([sys.executable, "-m", "atlas", *args], capture_output=True, text=True)
+        assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
+    done = subprocess.run([sys.executable, "-m", "atlas", "xyzzy"], capture_output=True, text=True)
+    assert done.returncode == 2 and "No such command 'xyzzy'." in done.stderr and "Did you mean" not in done.stderr
+
+
+@pytest.mark.parametrize("columns", ["200", "80", "60"])
+def test_help_fits_80_columns_with_examples_of_the_main_jobs(columns):
+    from atlas.text import width
+
+    done = subprocess.run([sys.executable, "-m", "atlas", "--help"], capture_output=True, text=True,
+                          env=dict(os.environ, COLUMNS=columns))
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and max(width(x) for x in lines) <= 80, [x for x in lines if width(x) > 80]
+    examples = [x.split()[1] for x in lines if x.strip().startswith("atlas ")]
+    assert {"query", "claims", "flow", "map", "refresh", "serve"} <= set(examples)
+    commands = lines[lines.index("Commands:") + 1:]
+    from atlas.cli import COMMANDS
+    assert len([x for x in commands if x[2] != " "]) == len(COMMANDS)  # a line (or two, when narrow) each
+    assert not any(x.rstrip().endswith("...") for x in commands)  # none cut short
+    assert "Exit codes: 0 found or ok; 1 nothing found, or a check failed;" in done.stdout
+    for name in ("query", "claims", "map", "refresh", "verify", "validate", "path"):
+        sub = subprocess.run([sys.executable, "-m", "atlas", name, "--help"], capture_output=True, text=True,
+                             env=dict(os.environ, COLUMNS=columns))
+        assert max(width(x) for x in sub.stdout.splitlines()) <= 80, name
+
+
+def test_claims_without_a_topic_one_line_each_grouped_by_status(mini):
+    from atlas.index import load_atlas
+
+    atlas = load_atlas(mini)
+    out = run("claims", "--data", str(mini)).output.splitlines()
+    statuses = sorted({c.status for c in atlas.claims})
+    for status in statuses:
+        count = sum(1 for c in atlas.claims if c.status == status)
+        head = out.index(f"{status} ({count})")
+        assert all(x.startswith(f"  [{status}] ") for x in out[head + 1:head + 1 + count])
+    assert sum(1 for x in out if x.startswith("  [")) == len(atlas.claims)  # one line per claim
+    assert out[-1].startswith(f"{len(atlas.claims)} claims: ")
+    assert not any(x.strip().startswith("- ") for x in out)  # no evidence without --full
+    full = run("claims", "--full", "--data", str(mini)).output
+    assert "    - " in full  # the evidence
+    assert json.loads(run("claims", "--format", "json", "--data", str(mini)).output)[0]["evidence"]
 
 
 def test_usage_error_exits_2(mini):
@@ -108,8 +179,8 @@ def test_fast_launcher_prints_what_the_click_cli_prints(mini, monkeypatch):
 
 def test_fast_launcher_falls_back_for_misses_and_options(mini):
     env = dict(os.environ, ATLAS_DATA=str(mini))
-    miss = subprocess.run([sys.executable, "-m", "atlas", "query", "bux-x"], capture_output=True, text=True, env=env)
-    assert miss.returncode == 1 and "did you mean" in miss.stderr and "bus-x" in miss.stderr
+    miss = subprocess.run([sys.executable, "-m", "atlas", "query", "buzz-x"], capture_output=True, text=True, env=env)
+    assert miss.returncode == 1 and "nearest names:" in miss.stderr and "bus-x" in miss.stderr
     table = subprocess.run([sys.executable, "-m", "atlas", "query", "kind:library"], capture_output=True,
                            text=True, env=env)
     assert table.returncode == 0 and "3 concept(s)" in table.stdout
@@ -168,11 +239,11 @@ def test_fast_launcher_sparql_matches_the_click_cli(mini):
 
 
 def test_claim_test_plan_shows_on_the_claim_its_flow_step_and_in_json(mini):
-    out = run("claims", "--data", str(mini), "--status", "hypothesis").output
+    out = run("claims", "--full", "--data", str(mini), "--status", "hypothesis").output
     assert "Test plan (decision order 1, flow step put-signal/put)" in out
     assert "confirms: lib-s is faster below 4 KB." in out and "refutes: lib-c is as fast or faster." in out
     assert "example/shmem@89abcdef0123456789abcdef0123456789abcdef:src/put.c#L10-L12" in out
-    zh = run("claims", "--data", str(mini), "--status", "hypothesis", "--lang", "zh").output
+    zh = run("claims", "--full", "--data", str(mini), "--status", "hypothesis", "--lang", "zh").output
     assert "measure: 分别用 lib-s 与 lib-c 计时小消息写入。" in zh
     plan = json.loads(run("claims", "--data", str(mini), "--format", "json").output)
     by_id = {c["id"]: c for c in plan}

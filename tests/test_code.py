@@ -117,7 +117,7 @@ def test_where_lists_the_owner_of_every_pin_at_every_line(tmp_path):
     assert not index.missing and not index.unindexed
     citations = cited(atlas)
     kinds = {c.owner.kind for c in citations}
-    assert kinds == {"concept", "relation", "claim", "flow", "step", "repository"}
+    assert kinds == {"concept", "relation", "claim", "plan", "flow", "step", "repository"}
     for cit in citations:
         p = cit.pin
         for line in range(p.start, p.end + 1):

@@ -13,7 +13,7 @@ from atlas import commands, launch
 from atlas.cli import COMMANDS, cli
 from atlas.cli import main as click_main
 
-FAST_COMMAND = {"query": "query", "sparql": "query", "refresh": "refresh"}
+FAST_COMMAND = {"query": "query", "sparql": "query", "refresh": "refresh", "where": "where", "source": "source"}
 
 
 def _params(name: str) -> dict:
@@ -111,7 +111,8 @@ def test_launcher_and_click_print_the_same_for_random_command_lines(mini, monkey
 
 def test_launcher_answers_cards_hits_and_misses_itself(mini):
     for argv, code in ((["query", "ｂｘ"], 0), (["query", "collective", "library", "--format", "json"], 0),
-                       (["query", "bux-x", "--lang", "zh"], 1), (["query", "bux-x", "--format", "json"], 1)):
+                       (["query", "buzz-x", "--lang", "zh"], 1), (["query", "buzz-x", "--format", "json"], 1),
+                       (["query", "what", "is", "bus-x"], 0), (["query", "bux-x"], 0)):
         argv = [*argv, "--data", str(mini)]
         fast = launch._fast(argv)
         assert fast is not None and fast.code == code, argv

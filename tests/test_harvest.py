@@ -605,16 +605,20 @@ def test_failed_harvest_never_overwrites_good_results(env):
     assert sightings(env)[("c", "KEEP_T")].sha == c1
 
 
-def test_clone_url_safety_and_file_clone(env, tmp_path):
+def test_clone_url_safety_and_file_clone(env, tmp_path, monkeypatch):
     for bad in ("ext::sh -c touch% /tmp/pwned", "-uhttps://x", "http://example.org/r",
-                "git@github.com:o/r.git", "ssh://-oProxyCommand=x/r", "fd::17", "https://"):
+                "git@github.com:o/r.git", "ssh://-oProxyCommand=x/r", "fd::17", "https://",
+                "ssh://git@example.org/o/r.git", f"file://{tmp_path}"):  # validate's rule: https:// only
         assert check_url(bad), bad
     assert check_url("https://github.com/hicann/hccl") == ""
-    assert check_url("ssh://git@example.org/o/r.git") == ""
     src = Repo(tmp_path / "src")
     c1 = src.commit({"a": "CLONED_T\n"}, d(1))
+    # the user's git config may route an https:// URL to a local mirror (or over ssh)
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.file://{src.path}.insteadOf")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://example.invalid/o/r")
     atlas = atlas_of([("c", Probe("o/r", "term", "CLONED_T"))])
-    atlas.repositories = [Repository(id="o/r", urls=["ext::sh -c false", f"file://{src.path}"])]
+    atlas.repositories = [Repository(id="o/r", urls=["ext::sh -c false", "https://example.invalid/o/r"])]
     atlas.reindex()
     report = run(env, atlas, clone=True)
     assert report.exit_code == 0, report.rows[0].messages

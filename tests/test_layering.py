@@ -13,21 +13,24 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded"]),
+    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
+              "jsonrpc", "sparqlsyntax"]),
     ("model", ["model"]),
     ("view", ["views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks"]),
-    ("store", ["cache", "search", "store", "update", "index", "cards"]),
-    ("faces", ["render", "markdown", "rdf", "sparql", "shacl", "harvest.*", "htmlmap.*", "code.*"]),
-    ("open", ["opened"]),
+    ("store", ["cache", "search", "spelling", "understand", "store", "update", "index", "cards"]),
+    ("faces", ["render", "render_code", "markdown", "rdf", "sparql", "sparqlstore", "shacl", "harvest.*", "htmlmap.*",
+               "code.*"]),
+    ("open", ["opened", "ask"]),
     ("commands", ["commands"]),
-    ("fronts", ["cli.*", "mcpserver"]),
+    ("fronts", ["cli.*", "mcpserver", "mcpsdk", "mcpshapes", "mcpstdio", "sparqlserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
 
 # Edges inside one layer, each with its reason. Everything else in a layer is independent, and an
 # edge listed here must be one the code takes (test_every_sibling_edge_is_used).
 SIBLINGS = {
+    ("sparqlsyntax", "errors"): "a refused query is a located error",
     ("resolve", "views"): "a name that matches nothing is answered with the closest concepts' rows",
     ("queries", "views"): "the lists and walks are made of the views of single records",
     ("queries", "resolve"): "filters and flows name records the way every face does",
@@ -35,6 +38,7 @@ SIBLINGS = {
     ("paths", "seed"): "outside a checkout, refresh and verify work in the user's copy of the data, made by seed",
     ("seed", "errors"): "a copy that cannot be made is an AtlasError naming the folder",
     ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
+    ("paging", "errors"): "a cursor that does not continue its call is an AtlasError naming the argument",
     ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
     ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
@@ -51,11 +55,21 @@ SIBLINGS = {
     ("cards", "cache"): "a rendered card is kept as a checksummed file, stamped with its epoch",
     ("cards", "index"): "the card store reads the name lookups and cards of the opened compiled index",
     ("cards", "update"): "a card is rendered from the concept's neighbourhood in the compiled index",
-    ("sparql", "rdf"): "the embedded store loads the RDF export",
+    ("search", "spelling"): "a query word no document holds is read as the indexed word one edit away",
+    ("understand", "cache"): "the question-word lists are parsed once and kept in the cache",
+    ("sparql", "rdf"): "CONSTRUCT results print as the export's JSON-LD",
+    ("sparqlstore", "rdf"): "the on-disk store holds the RDF export, one named graph per data file",
     ("sparql", "render"): "SPARQL results print as render.table",
+    ("render_code", "render"): "the code face wraps and picks languages as every terminal answer does",
     ("shacl", "rdf"): "SHACL validates the RDF export",
     ("code.*", "harvest.*"): "the code index finds clones with harvest.locate, as verify and refresh do",
+    ("htmlmap.*", "code.*"): "the source pages read the files behind the pins from the clones, as `atlas source` does",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
+    ("mcpserver", "mcpsdk"): "building the server hands the tools to the SDK's side",
+    ("mcpsdk", "mcpserver"): "the SDK's side declares the tools of AtlasTools",
+    ("mcpsdk", "mcpshapes"): "each tool declares the JSON Schema of its answer's shape",
+    ("mcpsdk", "mcpstdio"): "the server is served on stdio with every line checked",
+    ("cli.*", "sparqlserver"): "`atlas serve --sparql` starts the SPARQL endpoint, which calls the command layer",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }

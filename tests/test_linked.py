@@ -21,8 +21,8 @@ from atlas.cli import cli
 from atlas.index import load_atlas
 from atlas.model import KINDS, RELATION_TYPES, Atlas, Concept, Relation, Text, utc_day
 from atlas.rdf import (
-    ATLAS, CONCEPT, SCHEME_IRI, build_graph, harvest_iri, inverse_property, kind_iri, relation_property,
-    repo_iri, serialize,
+    ATLAS, CONCEPT, SCHEME_IRI, build_graph, datetime_literal, harvest_iri, inverse_property, kind_iri,
+    relation_property, repo_iri, serialize,
 )
 from conftest import DATA, ROOT, write
 
@@ -58,7 +58,7 @@ def test_scheme_holds_every_concept_with_the_kinds_on_top(bundled):
     for p in (DCTERMS.title, DCTERMS.description):
         assert {o.language for o in g.objects(SCHEME_IRI, p)} == {"en", "zh"}
     newest = max(h.harvested_at for h in atlas.harvests)
-    assert g.value(SCHEME_IRI, DCTERMS.modified) == Literal(newest, datatype=XSD.dateTime)
+    assert g.value(SCHEME_IRI, DCTERMS.modified) == datetime_literal(newest)
     assert set(g.objects(SCHEME_IRI, SKOS.hasTopConcept)) == {kind_iri(k) for k in KINDS}
     concepts = set(g.subjects(RDF.type, SKOS.Concept))
     assert len(concepts) == len(atlas.concepts) + len(KINDS)
@@ -334,7 +334,7 @@ def test_each_harvest_is_an_activity_and_each_sighting_was_generated_by_one(bund
     for h in atlas.harvests:
         act = harvest_iri(h.repo, h.harvested_at, h.head)
         assert {PROV.Activity, ATLAS.Harvest} <= set(g.objects(act, RDF.type))
-        assert g.value(act, PROV.endedAtTime) == Literal(h.harvested_at, datatype=XSD.dateTime)
+        assert g.value(act, PROV.endedAtTime) == datetime_literal(h.harvested_at)
         assert g.value(act, ATLAS.cutoff) == Literal(h.cutoff, datatype=XSD.date)
         assert g.value(act, ATLAS.repository) == repo_iri(h.repo)
         used = g.value(act, PROV.used)
@@ -343,7 +343,7 @@ def test_each_harvest_is_an_activity_and_each_sighting_was_generated_by_one(bund
         # a start time only where the harvest recorded one: nothing is made up
         started = g.value(act, PROV.startedAtTime)
         if h.started_at:
-            assert started == Literal(h.started_at, datatype=XSD.dateTime) and h.started_at <= h.harvested_at
+            assert started == datetime_literal(h.started_at) and h.started_at <= h.harvested_at
         else:
             assert started is None
     sightings = list(g.subjects(RDF.type, ATLAS.Sighting))

@@ -60,3 +60,17 @@ def test_unchecked_when_no_clone(tmp_path):
     report = verify(_atlas([(f"o/r@{'a' * 40}:x.c#L1", "")]), repos_root=tmp_path / "repos")
     assert [x.status for x in report.rows] == ["unchecked"]
     assert report.count("ok") == 0 and "no local clone" in report.rows[0].reason
+
+
+def test_rows_come_by_file_then_line_number(tmp_path):
+    """`:12` before `:100` (numbers, not text), and data/a.yaml before data/b.yaml."""
+    r, c1 = _setup(tmp_path)
+    places = [("data/b.yaml", 3), ("data/a.yaml", 100), ("data/a.yaml", 12), ("data/a.yaml", 9)]
+    evidence = [Evidence(pin=Pin.parse(f"o/r@{c1}:src/a.c#L{2 if i % 2 else 9}"), symbol="",
+                         loc=Location(file, line, 7)) for i, (file, line) in enumerate(places)]
+    atlas = Atlas(claims=[Claim(id="c", statement=Text("s", "s"), status="confirmed", evidence=evidence)],
+                  repositories=[Repository(id="o/r")])
+    report = verify(atlas, repos_root=tmp_path / "repos")
+    assert [x.location for x in report.rows] == ["data/a.yaml:9:7", "data/a.yaml:12:7", "data/a.yaml:100:7",
+                                                 "data/b.yaml:3:7"]
+    assert {x.status for x in report.rows} == {"ok", "broken"}  # statuses mixed: the place decides

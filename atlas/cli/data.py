@@ -15,6 +15,8 @@ from .common import data_option, finish, format_option
 def validate(data_dir, fmt, no_shacl, fail_on_warnings):
     """Check every file of data/ and print every problem as file:line:col.
 
+    The YAML stage reads every file and checks fields and cross-record rules; the SHACL stage then
+    runs the shapes of data/shapes.ttl over whatever loaded, also when the YAML stage found errors.
     Exit 0 when clean, 1 with errors (or warnings with --fail-on-warnings), 2 on usage errors.
 
     \b

@@ -66,8 +66,8 @@ class _SharedBar(_Bars):
               help="Only the probes of this concept (repeatable).")
 @table_option("repos_dir")
 @click.option("--clone", is_flag=True,
-              help="Clone missing repositories from their https://, ssh:// or file:// URL "
-                   "(the only network use).")
+              help="Clone missing repositories from their https:// URL (git's url.<base>.insteadOf "
+                   "may route it over ssh; the only network use).")
 @click.option("--clone-timeout", type=click.FloatRange(min=1), default=None, metavar="SECONDS",
               help="With --clone: stop a clone that takes longer, with every process it started, and "
                    "remove its partial folder (default: 1800).")

@@ -18,18 +18,24 @@ from .common import data_option, finish, table_option
               help="Write into a non-empty folder that has no atlas-map.json, and replace pages "
                    "the map wrote that were edited since. Files the map did not write are never "
                    "replaced or removed, even with --force.")
+@table_option("repos_dir", help="Root of the local clones: each file behind a pin gets a source page "
+                                "(default: $ATLAS_REPOS, else repos/ beside the data folder).")
+@table_option("hops")
 @data_option
-def map_(out_dir, as_of, force, data_dir):
+def map_(out_dir, as_of, force, repos_dir, hops, data_dir):
     """Write the atlas as an HTML site that works from file:// with no network.
 
-    \b
     index.html: the overview table (concepts by first visible day x the six questions);
     timeline.html: first visible commits per repository; concepts/<id>.html: one card each;
-    explorer.html: the relation graph; flow-<id>.html: each flow as a DAG.
+    explorer.html: the relation graph; flow-<id>.html: each flow as a DAG;
+    source/<repo>/<sha>/<path>.html, when local clones are found: each pinned file and the files
+    defining what the pinned lines call, with numbered lines, the pins marked, calls linked.
     atlas-map.json lists the files the map wrote (with their sha256): only those are ever
     replaced or removed; a non-empty folder without it is refused unless --force is given.
+
+    \b
     Examples:
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01
     """
-    finish(commands.site(out_dir, as_of, force, data_dir))
+    finish(commands.site(out_dir, as_of, force, data_dir, repos_dir, hops))

@@ -156,22 +156,25 @@ def flow(name, lang, data_dir, fmt):
 @click.command()
 @click.argument("topic", nargs=-1)
 @click.option("--status", default=None, help="Only claims with this status.")
+@click.option("--full", is_flag=True, help="Without a TOPIC: each claim with its whole statement and evidence.")
 @LANG
 @common_options
-def claims(topic, status, lang, data_dir, fmt):
+def claims(topic, status, full, lang, data_dir, fmt):
     """The seed's conclusions as claims with status and evidence: all, or those for a TOPIC.
 
-    TOPIC is searched in the claims' own text (statement, note, evidence) and in the concepts the
-    claims are about; the claims come ranked, best first.
+    Without a TOPIC every claim is one line (status, id, statement), grouped by status with a
+    count; --full gives each with its evidence. TOPIC is searched in the claims' own text
+    (statement, note, evidence) and in the concepts the claims are about; the claims come ranked,
+    best first, with their evidence.
 
     \b
     Examples:
       atlas claims
+      atlas claims --full --status hypothesis
       atlas claims Mooncake
       atlas claims "tail latency"
-      atlas claims --status hypothesis
     """
-    finish(commands.claims(" ".join(topic) if topic else None, status, lang, fmt, data_dir))
+    finish(commands.claims(" ".join(topic) if topic else None, status, lang, fmt, data_dir, full))
 
 
 @click.command()

@@ -1,28 +1,46 @@
-"""`atlas serve --mcp`: the atlas for coding assistants, as a Model Context Protocol server."""
+"""`atlas serve`: the atlas for coding assistants (`--mcp`, the Model Context Protocol over stdio) or
+for SPARQL clients (`--sparql`, a read-only SPARQL 1.1 Protocol endpoint over HTTP)."""
 from __future__ import annotations
 
 import click
 
 from ..errors import AtlasError, Location
-from .common import data_option
+from .common import data_option, table_option
 
 
 @click.command()
 @click.option("--mcp", "mcp_", is_flag=True, help="Speak the Model Context Protocol over stdio.")
+@click.option("--sparql", "sparql_", is_flag=True, help="Serve a read-only SPARQL 1.1 Protocol endpoint over HTTP.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="With --sparql: the address to listen on (loopback unless you say otherwise).")
+@click.option("--port", type=click.IntRange(0, 65535), default=7979, show_default=True,
+              help="With --sparql: the TCP port (0: any free one; the URL is printed).")
+@click.option("--max-concurrent", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="With --sparql: queries evaluated at once; others wait up to the time limit, then get 503.")
+@table_option("timeout")
+@table_option("max_rows")
 @data_option
-def serve(mcp_, data_dir):
-    """Serve the atlas to a coding assistant (Model Context Protocol over stdio).
+def serve(mcp_, sparql_, host, port, max_concurrent, timeout, max_rows, data_dir):
+    """Serve the atlas: to a coding assistant (--mcp) or to SPARQL clients (--sparql).
 
-    Needs the optional extra: pip install 'ascend-atlas[mcp]'. The server reads the atlas, writes
-    nothing into the data directory and makes no network request.
+    --mcp needs the optional extra: pip install 'ascend-atlas[mcp]'. --sparql needs
+    pip install 'ascend-atlas[server]' and answers GET and POST queries at http://HOST:PORT/sparql
+    (JSON, XML, CSV, TSV, Turtle, JSON-LD by content negotiation) under the same limits as
+    `atlas query --sparql`; updates and SERVICE are refused. Either server reads the atlas, writes
+    nothing into the data directory and makes no network request of its own.
 
     \b
-    Example (an assistant's MCP configuration runs this):
+    Examples (an assistant's MCP configuration runs the first):
       atlas serve --mcp
       atlas serve --mcp --data ./data
+      atlas serve --sparql
+      atlas serve --sparql --port 8000 --timeout 10
     """
-    if not mcp_:
-        raise click.UsageError("say which protocol to serve: --mcp")
+    if mcp_ == sparql_:
+        raise click.UsageError("say which protocol to serve: --mcp or --sparql")
+    if sparql_:
+        _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows)
+        return
     try:
         import mcp  # noqa: F401
     except ImportError:
@@ -33,3 +51,20 @@ def serve(mcp_, data_dir):
 
     Opened(data_dir).atlas  # a broken atlas fails here, with located problems, before the protocol starts
     run(data_dir)
+
+
+def _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows) -> None:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise AtlasError("the SPARQL endpoint needs the optional extra", Location("--sparql"),
+                         "pip install 'ascend-atlas[server]'") from None
+    from ..sparqlserver import Limits, serve as run
+
+    limits = Limits(max_concurrent=max_concurrent)
+    if timeout is not None:
+        limits.timeout = timeout
+    if max_rows is not None:
+        limits.max_rows = max_rows
+    run(data_dir, host, port, limits)

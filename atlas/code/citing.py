@@ -13,23 +13,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..model import Atlas, Evidence
+from ..views import Owner, owned_evidence
 from .records import CodeIndex, Function
-
-
-class Owner(NamedTuple):
-    """What an evidence item belongs to. `kind` is concept, relation, claim, flow, step or
-    repository; `id` the record's id (a step's own id, with its flow in `flow`; a relation's
-    "source type target")."""
-
-    kind: str
-    id: str
-    flow: str = ""
-
-    @property
-    def label(self) -> str:
-        if self.kind == "step":
-            return f"flow {self.flow} step {self.id}"
-        return f"{self.kind} {self.id}"
 
 
 class Citation(NamedTuple):
@@ -42,26 +27,9 @@ class Citation(NamedTuple):
 
 
 def cited(atlas: Atlas) -> list[Citation]:
-    """Every evidence item that has a pin, with its owner, in data order."""
-    out: list[Citation] = []
-
-    def add(owner: Owner, evidence) -> None:
-        out.extend(Citation(owner, e) for e in evidence if e.pin is not None)
-
-    for c in atlas.concepts:
-        add(Owner("concept", c.id), c.evidence)
-        for r in c.relations:
-            add(Owner("relation", f"{r.source} {r.type} {r.target}"), r.evidence)
-    for cl in atlas.claims:
-        add(Owner("claim", cl.id), cl.evidence)
-    for f in atlas.flows:
-        add(Owner("flow", f.id), f.evidence)
-        for st in f.steps:
-            if st.source is not None:
-                add(Owner("step", st.id, f.id), [st.source])
-    for repo in atlas.repositories:
-        add(Owner("repository", repo.id), repo.evidence)
-    return out
+    """Every evidence item that has a pin, with its owner, in data order (`views.owned_evidence`
+    with the pins kept)."""
+    return [Citation(o, e) for o, e in owned_evidence(atlas) if e.pin is not None]
 
 
 class Place(NamedTuple):

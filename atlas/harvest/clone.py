@@ -1,4 +1,6 @@
-"""`atlas refresh --clone`: the only network use. Accepts https://, ssh:// and file:// URLs only.
+"""`atlas refresh --clone`: the only network use. Clones a repository from the first of its `urls:` that
+validate accepts (`atlas.text.repo_url_problem`: https:// only, the public address); git may reach it
+over ssh or from a local path when the user's own git config says so (`url.<base>.insteadOf`).
 
 git runs in a session of its own, so that its helpers (ssh, remote-https) can be stopped together: at
 the time limit, on SIGTERM or Ctrl-C of the refresh, and when the clone fails. The clone is written to
@@ -15,12 +17,13 @@ import subprocess
 import tempfile
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from ..errors import AtlasError, Location
 from ..model import REPO_RE
+from ..text import repo_url_problem
 
-SCHEMES = ("https", "ssh", "file")
+SCHEMES = ("https",)  # what a clone starts from: the addresses validate accepts in `urls:`
+TRANSPORTS = ("https", "ssh", "file")  # what git may use, after the user's url.<base>.insteadOf
 TIMEOUT = 1800.0  # seconds a clone may take (`--clone-timeout`)
 _OWNER = "atlas-clone.pid"  # inside a partial folder: the process that is writing it
 _RUNNING: dict[int, Path] = {}  # process group of a running git clone -> its partial folder
@@ -28,29 +31,8 @@ _RUNNING_LOCK = threading.Lock()
 
 
 def check_url(url: str) -> str:
-    """'' when the URL may be cloned, else why not."""
-    if not isinstance(url, str) or not url:
-        return "empty URL"
-    if url.startswith("-"):
-        return "starts with '-' (would be read as an option)"
-    if any(ord(ch) < 32 or ch.isspace() for ch in url):
-        return "contains white space or control characters"
-    if "::" in url.split("/", 1)[0] or url.lower().startswith("ext:"):
-        return "transport helpers (ext::, fd::, ...) are refused"
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        return f"not a URL ({exc})"
-    if parts.scheme.lower() not in SCHEMES or "://" not in url:
-        return f"only {', '.join(s + '://' for s in SCHEMES)} URLs are accepted"
-    host = parts.hostname or ""
-    if parts.scheme.lower() in ("https", "ssh") and not host:
-        return "no host"
-    if host.startswith("-") or (parts.username or "").startswith("-"):
-        return "host or user starts with '-'"
-    if parts.scheme.lower() == "file" and parts.netloc not in ("", "localhost"):
-        return "file:// URLs must name a local path"
-    return ""
+    """'' when the URL may be cloned, else why not: the rule validate applies to `urls:`."""
+    return repo_url_problem(url)
 
 
 def clone_repo(repo_id: str, urls: list[str], root: Path, timeout: float | None = None) -> Path:
@@ -91,7 +73,7 @@ def _first_acceptable(repo_id: str, urls: list[str]) -> str:
 
 
 def _run_git(repo_id: str, url: str, into: Path, timeout: float) -> None:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": ":".join(SCHEMES)}
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": ":".join(TRANSPORTS)}
     argv = ["git", "-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never",
             "-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--no-recurse-submodules",
             "--", url, str(into)]

@@ -231,7 +231,8 @@ class Repo:
         if status:
             raise GitError(f"{self.name}: cannot walk {' '.join(revs)} (corrupt repository?): "
                            f"{_first_line(err)}", Location(self.name))
-        inside, edge = [], []
+        inside: list[str] = []
+        edge: list[str] = []
         for line in out.decode().split():
             (edge if line.startswith("-") else inside).append(line.lstrip("-"))
         return inside, edge

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..errors import AtlasError, Location
 from ..model import SHA_RE, F, Atlas, Evidence, Record
 from ..paths import repos_root as default_repos_root
+from ..views import owned_evidence
 from . import locate
 
 
@@ -44,41 +45,30 @@ class VerifyReport(Record):
                 "pins": [r.to_plain() for r in self.rows]}
 
 
-def iter_evidence(atlas: Atlas):
-    """(owner label, Evidence) for every evidence item of the atlas, in data order."""
-    for c in atlas.concepts:
-        yield from _owned(f"concept {c.id}", c.evidence)
-        for r in c.relations:
-            yield from _owned(f"relation {r.source} {r.type} {r.target}", r.evidence)
-    for cl in atlas.claims:
-        yield from _owned(f"claim {cl.id}", cl.evidence)
-    for f in atlas.flows:
-        yield from _owned(f"flow {f.id}", f.evidence)
-        for st in f.steps:
-            if st.source is not None:
-                yield f"flow {f.id} step {st.id}", st.source
-    for r in atlas.repositories:
-        yield from _owned(f"repository {r.id}", r.evidence)
-
-
-def _owned(owner: str, evidence):
-    for e in evidence:
-        yield owner, e
-
-
 def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
     root = default_repos_root(repos_root)
     mapping = locate.local_map(root) if root.is_dir() else {}
     by_repo: dict[str, list[tuple[str, Evidence]]] = {}
-    for owner, e in iter_evidence(atlas):
+    for owner, e in owned_evidence(atlas):
         if e.pin is not None:
-            by_repo.setdefault(e.pin.repo, []).append((owner, e))
+            by_repo.setdefault(e.pin.repo, []).append((owner.label, e))
     report = VerifyReport()
     for rid in sorted(by_repo):
         report.rows.extend(_verify_repo(atlas, rid, by_repo[rid], root, mapping))
-    order = {"broken": 0, "stale": 1, "unchecked": 2, "ok": 3}
-    report.rows.sort(key=lambda r: (order[r.status], r.location, r.pin))
+    report.rows.sort(key=_by_place)
     return report
+
+
+_STATUS_ORDER = {"broken": 0, "stale": 1, "unchecked": 2, "ok": 3}
+
+
+def _by_place(row: PinRow) -> tuple:
+    """Rows by file, then line and column as numbers (`:12` before `:100`), then status and pin."""
+    file, line, col = row.location, 0, 0
+    parts = row.location.rsplit(":", 2)
+    if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+        file, line, col = parts[0], int(parts[1]), int(parts[2])
+    return (file, line, col, _STATUS_ORDER[row.status], row.pin)
 
 
 def _loc(e: Evidence) -> str:
@@ -138,6 +128,7 @@ def _requests(items, head: str) -> list[str]:
 def _check_pin(e: Evidence, answers, head: str, clone, ok_note: str) -> tuple[str, str]:
     """(status, reason) of one pin, from the answers of `git cat-file --batch`."""
     p = e.pin
+    assert p is not None  # only pinned evidence is checked
     if not SHA_RE.match(p.sha):
         return "broken", f"{p.sha!r} is not a full 40-hex sha"
     if "\n" in p.path:

@@ -12,6 +12,7 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup, escape
@@ -28,6 +29,41 @@ EXPLORER = "explorer.html"
 TIMELINE = "timeline.html"
 CONCEPTS = "concepts"
 SITE_TITLE = {"en": "Ascend communication atlas", "zh": "昇腾通信图谱"}
+
+
+class SourceTables(NamedTuple):
+    """What the source pages are built from (atlas.code.lookup): the pin table, the code table
+    (None without any clone) and the pinned repositories that have no local clone."""
+
+    pins: Any
+    code: Any
+    absent: list[str]
+
+
+class SourceLinks:
+    """The source pages of a build: `repo@sha:path` -> page (relative to the site root), and the
+    pinned repositories without a clone, for the note that says how to bring them in."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, str] = {}
+        self.absent: list[str] = []
+        self.workspaces: dict[str, str] = {}  # flow id -> its code workspace page
+
+    def href(self, ev: Any, root: str) -> str:
+        """The local page of an evidence view's pinned lines ("" when its file has none)."""
+        pin = ev.get("pin") if isinstance(ev, dict) else None
+        page = self.pages.get(f"{pin['repo']}@{pin['sha']}:{pin['path']}") if pin else None
+        return f"{root}{page}#L{pin['start']}" if page and pin else ""
+
+    def note(self, evidence: list) -> str:
+        """What a page says when some of its pins point into repositories without a clone."""
+        repos = sorted({ev["pin"]["repo"] for ev in evidence if ev.get("pin")} & set(self.absent))
+        if not repos:
+            return ""
+        flags = " ".join(f"--repo {r}" for r in repos)
+        return (f"The source behind the pins into {', '.join(repos)} is not in this site: no local clone. "
+                f"`atlas refresh --clone {flags}` and then `atlas map` bring it in, with every line, call and "
+                "caller; until then those pins link upstream.")
 
 
 def concept_file(ident: str) -> str:

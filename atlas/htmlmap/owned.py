@@ -8,9 +8,9 @@ run changes nothing):
 - a non-empty folder with no manifest is refused, unless `force` is given;
 - the manifest is a record, not an authority: a file is replaced or removed only when its name is
   one the map gives its pages (`PAGE_NAME`: index.html, timeline.html, explorer.html,
-  concepts/<id>.html, flow-<id>.html, vis-network.min.js) *and* its bytes are the bytes the
-  manifest records. An entry of any other name is ignored (and dropped from the next manifest),
-  so a manifest that lists `notes.txt` never costs the user that file;
+  concepts/<id>.html, flow-<id>.html, code-<id>.html, vis-network.min.js, source/...html) *and*
+  its bytes are the bytes the manifest records. An entry of any other name is ignored (and
+  dropped from the next manifest), so a manifest that lists `notes.txt` never costs the user that file;
 - a page the manifest lists is replaced (or, when the site no longer has it, removed) if its bytes
   still match the manifest; if the user changed it, the run is refused unless `force` is given;
 - a file the manifest does not list is never modified or removed, `force` or not: a page name
@@ -46,7 +46,10 @@ from ..lockfile import FolderLock
 MANIFEST = "atlas-map.json"
 LOCK = ".atlas-map.lock"
 _ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # model.ID_RE: a concept or flow id
-PAGE_NAME = re.compile(rf"(?:index|timeline|explorer)\.html|concepts/{_ID}\.html|flow-{_ID}\.html|vis-network\.min\.js")
+_SEGMENT = r"(?!\.\.?/)[A-Za-z0-9._+@-]+"  # a source page's path segment (htmlmap.source.source_file), never . or ..
+PAGE_NAME = re.compile(rf"(?:index|timeline|explorer)\.html|concepts/{_ID}\.html|(?:flow|code)-{_ID}\.html"
+                       r"|vis-network\.min\.js"
+                       rf"|source/(?:{_SEGMENT}/)+{_SEGMENT}\.html")
 _MAX_MANIFEST = 16 * 1024 * 1024  # bytes read of a manifest at most (the bundled atlas's is 20 KB)
 _FORMAT = 1
 _MAX_NAMED = 8

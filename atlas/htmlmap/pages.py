@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..views import AtlasViews, Card, ClaimView, FlowView, RelatedView
-from .common import OVERVIEW, SITE_TITLE, TIMELINE, concept_file, document_page, flow_file
+from .common import OVERVIEW, SITE_TITLE, TIMELINE, SourceLinks, concept_file, document_page, flow_file
 from .overview import overview_rows
 from .timeline import layout_timeline
 
@@ -94,17 +94,25 @@ def timeline_page(v: AtlasViews, as_of: str) -> str:
                          "timeline.js", tl=layout_timeline(v, as_of))
 
 
-def concept_page(card: Card, look: Lookups) -> str:
+def page_evidence(card: Card, look: Lookups) -> list:
+    """Every evidence item a concept page shows (its own, its relations', its claims')."""
+    return [*card["evidence"], *(e for g in card["relations"] for x in g["concepts"] for e in x["evidence"]),
+            *(e for k in card["claims"] for e in look.claims[k["id"]]["evidence"])]
+
+
+def concept_page(card: Card, look: Lookups, links: SourceLinks | None = None) -> str:
+    links = links or SourceLinks()
     return document_page("concept.html", f"{card['names']['en'] or card['id']} \u00b7 {SITE_TITLE['en']}",
-                         "../", "concept", **concept_context(card, look))
+                         "../", "concept", sources=links, clone_note=links.note(page_evidence(card, look)),
+                         **concept_context(card, look))
 
 
-def reading_pages(v: AtlasViews, out: Path, as_of: str) -> list[tuple[Path, str]]:
+def reading_pages(v: AtlasViews, out: Path, as_of: str, links: SourceLinks | None = None) -> list[tuple[Path, str]]:
     """(path, html) of index.html, timeline.html and concepts/<id>.html for every concept.
 
     Nothing is written here: `owned.write_site` writes the pages and removes old ones."""
     pages = [(out / OVERVIEW, overview_page(v, as_of)), (out / TIMELINE, timeline_page(v, as_of))]
     look = Lookups(v)
     for card in v["cards"]:
-        pages.append((out / concept_file(card["id"]), concept_page(card, look)))
+        pages.append((out / concept_file(card["id"]), concept_page(card, look, links)))
     return pages

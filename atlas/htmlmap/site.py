@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import AtlasError, Location
 from ..model import EDGE_TYPES, KINDS, LIFECYCLES, SYMMETRIC, Atlas, utc_day
 from ..views import AtlasViews, Card, FlowView, answered, everything
-from .common import EXPLORER, VIS_FILE, flow_file, graph_page
+from .common import EXPLORER, VIS_FILE, SourceLinks, SourceTables, flow_file, graph_page
 from .layout import flow_levels, lane_key, lanes, marks
 from .overview import search_keys
 
@@ -315,23 +315,29 @@ def flow_data(flow: FlowView, net, colours: dict[str, str]) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def explorer_page(v: AtlasViews, out: Path, as_of: str) -> tuple[Path, str]:
+def explorer_page(v: AtlasViews, out: Path, as_of: str, links: SourceLinks | None = None) -> tuple[Path, str]:
     net = build_explorer_network(v["cards"])
+    data = dict(explorer_data(v, net, as_of), sources=(links or SourceLinks()).pages)
     return out / EXPLORER, graph_page("explorer.html", "Relation explorer \u00b7 Ascend communication atlas",
-                                      explorer_data(v, net, as_of), "map.js", vis=True, current="explorer")
+                                      data, "map.js", vis=True, current="explorer")
 
 
-def flow_pages(v: AtlasViews, out: Path) -> list[tuple[Path, str]]:
+def flow_pages(v: AtlasViews, out: Path, links: SourceLinks | None = None) -> list[tuple[Path, str]]:
+    links = links or SourceLinks()
     pages = []
     for flow in v["flows"]:
         fnet, colours = build_flow_network(flow)
         title = flow["title"]["en"] or flow["id"]
+        pins = [*flow["evidence"], *(s["source"] for s in flow["steps"] if s["source"])]
+        data = dict(flow_data(flow, fnet, colours), sources=links.pages)
         pages.append((out / flow_file(flow["id"]), graph_page(
-            "flow.html", title, flow_data(flow, fnet, colours), "flow.js", vis=True, current="flow")))
+            "flow.html", title, data, "flow.js", vis=True, current="flow", clone_note=links.note(pins),
+            workspace=links.workspaces.get(flow["id"], ""))))
     return pages
 
 
-def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False) -> list[Path]:
+def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False,
+               code: "SourceTables | None" = None) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
     timeline.html, concepts/<id>.html for every concept, explorer.html, then flow-<id>.html for
     every flow (by id). Also writes the shared vis-network.min.js and the manifest atlas-map.json.
@@ -350,8 +356,21 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
 
     check_folder(out, force)  # a folder that is not the map's is refused before any page is made
     v = everything(atlas)
-    pages: list[tuple[Path, str]] = reading_pages(v, out, as_of)
-    pages += [explorer_page(v, out, as_of)] + flow_pages(v, out)
+    sources: list[tuple[Path, str]] = []
+    links = SourceLinks()
+    if code is not None:
+        from .source import source_pages
+
+        if code.code is not None:
+            sources, links.pages = source_pages(v, out, code.pins, code.code)
+            from .workspace import workspace_file, workspace_pages
+
+            spaces = workspace_pages(v, out, code.pins, code.code, links.pages)
+            sources += list(spaces.values())
+            links.workspaces = {fid: workspace_file(fid) for fid in spaces}
+        links.absent = code.absent
+    pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
+    pages += [explorer_page(v, out, as_of, links)] + flow_pages(v, out, links) + sources
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")
     write_site(out, files, force=force)

@@ -15,11 +15,13 @@ var AtlasUI = (function () {
     for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
     return parent;
   }
+  var SOURCE = /^source\/[A-Za-z0-9._+@\/-]+\.html(#L\d+)?$/;  // a source page (atlas.htmlmap.source)
   var LOCAL = /^((index\.html|explorer\.html|timeline\.html|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
   function safeHref(href) {
     href = String(href || "");
     if (/^https?:\/\/[^\s]+$/i.test(href)) return href;
     if (LOCAL.test(href)) return href;
+    if (SOURCE.test(href) && !/(^|\/)\.\.?(\/|#|$)/.test(href)) return href;
     return "";
   }
   /* A link when the href is safe, plain text otherwise. */
@@ -67,11 +69,21 @@ var AtlasUI = (function () {
     });
     return out;
   }
+  var sources = {};  // "repo@sha:path" -> the file's source page, when the site was built with clones
+  function useSources(map) { sources = map || {}; }
+  function sourceHref(ev) {
+    var p = ev && ev.pin, page = p && sources[p.repo + "@" + p.sha + ":" + p.path];
+    return page ? page + "#L" + p.start : "";
+  }
   function evidenceList(list) {
     var ul = el("ul", "evidence");
     (list || []).forEach(function (ev) {
       var li = el("li");
-      add(li, link(ev.url, ev.source || ev.url, "pin"));
+      var local = sourceHref(ev);
+      if (local) {
+        add(li, link(local, ev.source, "pin local"));
+        if (ev.url) { add(li, document.createTextNode(" ")); add(li, link(ev.url, "upstream", "upstream")); }
+      } else add(li, link(ev.url, ev.source || ev.url, "pin"));
       if (ev.symbol) add(li, el("code", "symbol", ev.symbol));
       if (ev.confidence) add(li, el("span", "tag", ev.confidence));
       add(li, bi(ev.supports, "div", "supports"));
@@ -290,6 +302,6 @@ var AtlasUI = (function () {
   }
   return { data: data, el: el, add: add, wrapName: wrapName, link: link, safeHref: safeHref, bi: bi,
            section: section, normalize: normalize, hashParams: hashParams,
-           evidenceList: evidenceList, clear: clear, route: route, curvePoints: curvePoints,
+           evidenceList: evidenceList, useSources: useSources, sourceHref: sourceHref, clear: clear, route: route, curvePoints: curvePoints,
            crossings: crossings, overlaps: overlaps, outside: outside, chain: chain };
 })();

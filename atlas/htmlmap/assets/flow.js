@@ -9,6 +9,7 @@
 (function () {
   var U = AtlasUI, el = U.el, add = U.add;
   var D = U.data();
+  U.useSources(D.sources);
   var stepById = {};
   D.flow.steps.forEach(function (s) { stepById[s.id] = s; });
   var recById = {};

@@ -8,6 +8,7 @@
 (function () {
   var U = AtlasUI, el = U.el, add = U.add;
   var D = U.data();
+  U.useSources(D.sources);
   var N = D.concepts.length;
   var byId = {}, ix = {};
   D.concepts.forEach(function (c, i) { byId[c.id] = c; ix[c.id] = i; });

@@ -1,0 +1,227 @@
+"""What each MCP tool answers: the shapes (TypedDicts) and the JSON Schemas the server declares
+as the tools' `outputSchema`.
+
+A card and a flow are the view layer's own `views.Card` and `views.FlowView`, and the claims are
+`views.ClaimView`: pydantic derives their schemas from those declarations, so a field added to a
+view is in the schema with no edit here. The other answers (search hits, compare, related, path,
+the timeline, SPARQL results) are plain dicts of `atlas.queries`, `atlas.search` and `atlas.sparql`
+that the view layer does not declare yet; their shapes are declared here (to be folded into the
+view layer), and tests/test_mcp.py fails when an answer carries a field its shape lacks. The paged
+answers carry `page` (`atlas.paging.Page`).
+"""
+from typing import Any, NotRequired, TypedDict
+
+from . import views
+from .paging import Page
+from .views import ClaimView, TextView
+
+# ---------------------------------------------------------------------------------------------
+
+class Snippet(TypedDict):
+    field: str  # names, head, body or evidence ("" when only an exact name matched)
+    lang: str
+    text: str
+
+
+class SearchHit(TypedDict):
+    type: str  # concept, claim, flow or repo
+    id: str
+    name: TextView
+    score: float
+    snippet: Snippet
+
+
+class Intent(TypedDict):
+    kind: str  # definition, history, question, comparison, claims or search (atlas/understand.py)
+    question: str | None  # the one of the six questions asked (kind question)
+    concepts: list[str]  # the concepts the answer is about, in the order named
+    lang: str  # the question's language: en or zh
+
+
+class SearchAnswer(TypedDict):
+    query: str
+    intent: Intent
+    answer: dict[str, Any] | None  # what the intent asks for (docs/json.md); null for a search
+    hits: list[SearchHit]
+    page: Page
+
+
+class QuestionName(TypedDict):
+    id: str
+    names: TextView
+
+
+class CompareFirst(TypedDict):
+    date: str
+    repo: str
+    sha: str
+    precision: str
+
+
+class CompareColumn(TypedDict):
+    id: str
+    kind: str
+    name: TextView
+    answers: dict[str, TextView]
+    hardware: list[str]
+    lifecycle: str
+    lifecycle_note: TextView
+    first_visible: CompareFirst | None
+
+
+class CompareAnswer(TypedDict):
+    questions: list[QuestionName]
+    concepts: list[CompareColumn]
+    related_among_them: list[str]
+
+
+RelatedItem = TypedDict("RelatedItem", {"depth": int, "from": str, "relation": str, "id": str, "kind": str,
+                                        "name": TextView})
+
+
+class RelatedAnswer(TypedDict):
+    id: str
+    related: list[RelatedItem]
+
+
+PathStep = TypedDict("PathStep", {"from": str, "to": str, "relation": str, "direction": str})
+PathAnswer = TypedDict("PathAnswer", {"from": str, "to": str, "steps": list[PathStep]})
+
+
+class ClaimsAnswer(TypedDict):
+    claims: list[ClaimView]
+    page: Page
+
+
+class SightingItem(TypedDict):
+    date: str  # UTC day of the committer date
+    repo: str
+    concept: str
+    method: str
+    value: str
+    sha: str
+    committer_date: str  # with its offset
+    introduced: str
+    precision: str
+    note: str
+
+
+class NotFoundItem(TypedDict):
+    repo: str
+    concept: str
+    method: str
+    value: str
+    cutoff: str
+
+
+class UnknownItem(NotFoundItem):
+    note: str
+
+
+class TimelineAnswer(TypedDict):
+    as_of: str | None
+    hidden_after_as_of: int
+    sightings: list[SightingItem]
+    not_found: list[NotFoundItem]
+    unknown: list[UnknownItem]
+    page: Page
+
+
+# SPARQL 1.1 Query Results JSON (section 3) and the compacted JSON-LD of CONSTRUCT and DESCRIBE
+RdfTerm = TypedDict("RdfTerm", {"type": str, "value": str, "datatype": NotRequired[str],
+                                "xml:lang": NotRequired[str]})
+
+
+class ResultsHead(TypedDict):
+    vars: NotRequired[list[str]]
+    link: NotRequired[list[str]]
+
+
+class Bindings(TypedDict):
+    bindings: list[dict[str, RdfTerm]]
+
+
+class SelectAnswer(TypedDict):
+    head: ResultsHead
+    results: Bindings
+    page: Page
+
+
+class AskAnswer(TypedDict):
+    head: NotRequired[ResultsHead]
+    boolean: bool
+
+
+GraphAnswer = TypedDict("GraphAnswer", {"@context": dict[str, str], "@graph": list[dict[str, Any]],
+                                        "page": Page})
+SparqlAnswer = SelectAnswer | AskAnswer | GraphAnswer
+
+SHAPES: dict[str, Any] = {
+    "search": SearchAnswer, "card": views.Card, "compare": CompareAnswer, "related": RelatedAnswer,
+    "path": PathAnswer, "claims": ClaimsAnswer, "flow": views.FlowView, "timeline": TimelineAnswer,
+    "sparql": SparqlAnswer,
+}
+
+
+def tool_schema(tool: str) -> dict:
+    """The output schema of one tool (a union of shapes is titled after the tool)."""
+    schema = output_schema(SHAPES[tool])
+    schema.setdefault("title", tool.capitalize() + "Answer")
+    return schema
+
+
+def output_schema(shape: Any) -> dict:
+    """The JSON Schema of an answer shape, derived by pydantic from its TypedDict, so that a field
+    added to a view is in the schema with no edit here. A bilingual {en, zh} object may hold one
+    language only (the `lang` argument), and the schema's root is an object (MCP asks for one)."""
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(pydantic_readable(shape, {})).json_schema(mode="serialization")
+    _tidy(schema)
+    schema.setdefault("type", "object")
+    return schema
+
+
+def pydantic_readable(tp: Any, done: dict) -> Any:
+    """`tp` with every `typing.TypedDict` in it rebuilt as a `typing_extensions.TypedDict`, the only
+    kind pydantic reads below Python 3.12 (the same keys; `NotRequired` read off the annotation,
+    which Python 3.11 misses in `__required_keys__` under postponed annotations)."""
+    import typing
+
+    import typing_extensions
+
+    if typing.is_typeddict(tp):
+        if tp not in done:
+            items = {}
+            for key, hint in typing.get_type_hints(tp, include_extras=True).items():
+                optional = typing.get_origin(hint) in (typing.NotRequired, typing_extensions.NotRequired)
+                inner = pydantic_readable(typing.get_args(hint)[0] if optional else hint, done)
+                items[key] = typing_extensions.NotRequired[inner] if optional else inner
+            done[tp] = typing_extensions.TypedDict(tp.__name__, items)  # type: ignore[operator]
+            done[tp].__doc__ = tp.__doc__
+        return done[tp]
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is None or origin is typing.Literal or not args:
+        return tp
+    if origin is typing.Annotated:
+        return typing.Annotated[(pydantic_readable(args[0], done), *tp.__metadata__)]
+    inner = tuple(pydantic_readable(a, done) for a in args)
+    if origin in (typing.Union, __import__("types").UnionType):
+        return typing.Union[inner]
+    return origin[inner]
+
+
+def _tidy(node: Any) -> None:
+    """Let {en, zh} objects hold one language; drop the titles pydantic makes of property names."""
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict):
+            if set(props) == {"en", "zh"}:
+                node.pop("required", None)
+            for prop in props.values():
+                prop.pop("title", None)
+        for value in node.values():
+            _tidy(value)
+    elif isinstance(node, list):
+        for value in node:
+            _tidy(value)

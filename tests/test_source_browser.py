@@ -1,0 +1,175 @@
+"""The source pages and the code workspace in a real Chromium, built by `atlas map` from the fixture
+atlas of tests/test_code.py over the git repositories it builds: the three tracks follow a step
+and a call, Back returns, the state is the URL fragment; axe-core finds nothing serious, nothing
+is requested outside file:, nothing scrolls sideways on a phone; the source pages read with
+JavaScript off. Screenshots go to tests/artifacts/."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from atlas import commands
+
+try:
+    from tests.browserkit import Page, artifacts, axe_violations, browser, tab  # noqa: F401
+except ImportError:  # run from tests/
+    from browserkit import Page, artifacts, axe_violations, browser, tab  # noqa: F401
+
+from test_code import PUT_C, _fixture_atlas
+from test_site_pages import until
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(site folder, data folder, shmem commit): the map of the fixture atlas with its clones."""
+    tmp = tmp_path_factory.mktemp("srcsite")
+    os.environ["ATLAS_CACHE"] = str(tmp / "cache")
+    _atlas, root, c1, _c2 = _fixture_atlas(tmp)
+    answer = commands.site(str(tmp / "site"), data_dir=tmp / "data", repos_dir=root)
+    assert "source pages:" in answer.out
+    return tmp / "site", tmp / "data", c1
+
+
+def _put_page(site: Path, c1: str) -> Path:
+    return site / "source" / "example" / "shmem" / c1 / "src" / "put.c.html"
+
+
+def _track_shows(page, selector: str) -> bool:
+    """Whether the first element matching `selector` in the source track is inside the track's
+    visible box."""
+    return page.evaluate("""sel => {
+        const t = document.getElementById('track-source'), e = t.querySelector(sel);
+        if (!e) return false;
+        const a = t.getBoundingClientRect(), b = e.getBoundingClientRect();
+        return b.top >= a.top - 1 && b.top < a.bottom && b.bottom > a.top;
+    }""", selector)
+
+
+@pytest.mark.parametrize("width,height", [(1440, 900), (390, 844)])
+def test_workspace_follows_a_step_and_a_call_and_back(tab, built, artifacts, width, height):
+    site, _data, _c1 = built
+    page = tab.page
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto((site / "code-put-signal.html").as_uri())
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    page.click("#node-put")
+    until(page, "atlasWorkspace.state().step === 'put'")
+    assert "step=put" in page.evaluate("location.hash")
+    assert "put_signal" in page.inner_text("#track-outline .fname")
+    assert _track_shows(page, ".l.p") and page.evaluate(
+        "document.querySelector('#track-source .l.p').dataset.line") == "11"
+    page.click("#node-wait")
+    until(page, "atlasWorkspace.state().step === 'wait'")
+    assert "ring_doorbell" in page.inner_text("#track-outline .fname")
+    page.go_back()
+    until(page, "atlasWorkspace.state().step === 'put'")
+    # a call in the middle track opens its callee; Back returns to the step's own function
+    page.click("#track-outline a.call:has-text('clamp')")
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('clamp')")
+    assert "fn=" in page.evaluate("location.hash")
+    assert page.evaluate("document.querySelector('#track-source .l').dataset.line") == "6"
+    page.go_back()
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('put_signal')")
+    # and a call in the right track too
+    page.click("#track-source a.call:has-text('ring_doorbell')")
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('ring_doorbell')")
+    page.go_back()
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('put_signal')")
+    page.screenshot(path=str(artifacts / f"workspace-{width}.png"))
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert axe_violations(page) == []
+    tab.check_clean()
+
+
+def test_workspace_position_is_a_link(tab, built):
+    site, _data, _c1 = built
+    page = tab.page
+    page.goto((site / "code-put-signal.html").as_uri() + "#step=wait")
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    assert page.evaluate("atlasWorkspace.state().step") == "wait"
+    assert "ring_doorbell" in page.inner_text("#track-outline .fname")
+    assert page.evaluate("document.querySelector('#node-wait').getAttribute('aria-current')") == "step"
+
+
+def test_workspace_without_javascript_reads_in_order(browser, built, artifacts):
+    site, _data, _c1 = built
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1000, "height": 900})
+    page = context.new_page()
+    page.goto((site / "code-put-signal.html").as_uri())
+    ids = \
+        [a.get_attribute("data-step") for a in page.query_selector_all("article.step")]
+    assert ids == ["init", "put", "wait"]
+    put = page.inner_text("#step-put")
+    assert "put_signal" in put and "int n = clamp(v);" in put
+    assert page.is_visible("#step-put .src") and page.is_visible("#dag")
+    href = page.get_attribute("#step-put .outline a.call:has-text('clamp')", "href")
+    assert href.startswith("#fn-") and page.query_selector(href) is not None  # an anchor on the page
+    page.screenshot(path=str(artifacts / "workspace-nojs.png"), full_page=True)
+    context.close()
+
+
+def test_source_page_without_javascript_shows_lines_and_margin_notes(browser, built, artifacts):
+    site, _data, c1 = built
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    attempted: list[str] = []
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:")
+                  else (attempted.append(r.request.url), r.abort()))
+    page.goto(_put_page(site, c1).as_uri() + "#L13")
+    lines = PUT_C.splitlines()
+    assert page.eval_on_selector_all(".src .l", "els => els.length") == len(lines)
+    for n in (1, 11, 13, len(lines)):
+        assert page.inner_text(f"#L{n} code").rstrip() == lines[n - 1].rstrip()
+    notes = page.inner_text("#L13 .m")
+    assert "claim ring-steps" in notes
+    assert page.get_attribute("#L13 .m a", "href").startswith("../../../../../concepts/")
+    assert "put_signal" in page.inner_text("#L11 .m") and "called by 1" in page.inner_text("#L11 .m")
+    assert page.get_attribute("#L13 a.call", "href") == "#L6"  # clamp, in the same file
+    assert page.get_attribute("#L15 a.call", "href") == "doorbell.c.html#L1"  # ring_doorbell
+    assert page.evaluate("getComputedStyle(document.querySelector('#L13 code')).borderLeftColor") != \
+        page.evaluate("getComputedStyle(document.querySelector('#L2 code')).borderLeftColor")  # marked
+    page.screenshot(path=str(artifacts / "source-page-nojs.png"))
+    assert attempted == []
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    context.close()
+
+
+def test_source_page_axe_clean(tab, built):
+    site, _data, c1 = built
+    tab.page.goto(_put_page(site, c1).as_uri())
+    assert axe_violations(tab.page) == []
+    tab.check_clean()
+
+
+def test_evidence_opens_the_source_page_first_with_upstream_beside(tab, built):
+    site, _data, c1 = built
+    page = tab.page
+    page.goto((site / "concepts" / "lib-c.html").as_uri())
+    local = page.query_selector_all("a.pin.local")
+    assert local and all(a.get_attribute("href").startswith("../source/") for a in local)
+    assert page.query_selector("a.pin.local + a.upstream") is not None
+    page.goto((site / "flow-put-signal.html").as_uri())
+    until(page, "window.atlasFlow && window.atlasFlow.ready")
+    assert page.get_attribute(".workspace-link a", "href") == "code-put-signal.html"
+    page.evaluate("location.hash = '#step=put'")
+    until(page, "document.querySelector('#card a.pin.local')")
+    href = page.get_attribute("#card a.pin.local", "href")
+    assert href.startswith("source/example/shmem/") and href.endswith("put.c.html#L11")
+    tab.check_clean()
+
+
+def test_without_clones_the_pages_say_which_clone_brings_the_source(tmp_path):
+    _atlas, _root, _c1, _c2 = _fixture_atlas(tmp_path)
+    empty = tmp_path / "none"
+    empty.mkdir()
+    answer = commands.site(str(tmp_path / "site"), data_dir=tmp_path / "data", repos_dir=empty)
+    assert "source pages: none" in answer.out and "atlas refresh --clone" in answer.out
+    site = tmp_path / "site"
+    assert not (site / "source").exists() and not list(site.glob("code-*.html"))
+    text = (site / "concepts" / "lib-c.html").read_text(encoding="utf-8")
+    assert "atlas refresh --clone --repo example/hccl" in text and "a.pin.local" not in text
+    assert 'class="pin local"' not in text
+    assert "atlas refresh --clone" in (site / "flow-put-signal.html").read_text(encoding="utf-8")
