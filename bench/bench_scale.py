@@ -47,7 +47,14 @@ def _run(cmd: list[str], env: dict) -> float:
 
 
 def _folder_size(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    """Bytes of the files under `folder`, a file with several hard links once (a SPARQL store version
+    shares its unchanged table files with the previous one)."""
+    seen = {}
+    for p in folder.rglob("*"):
+        if p.is_file():
+            st = p.stat()
+            seen[(st.st_dev, st.st_ino)] = st.st_size
+    return sum(seen.values())
 
 
 def _edit(path: Path, i: int) -> None:
@@ -61,6 +68,7 @@ def measure(n: int, work: Path) -> dict:
     shutil.rmtree(cache, ignore_errors=True)
     env = dict(os.environ, ATLAS_CACHE=str(cache))
     env.pop("ATLAS_DATA", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed atlas has its bytecode; compiling each run is not its cost
     exe = atlas_exe()
     data_args = ["--data", str(data)]
     out = {"n": n, "data_mb": size_of(data) / 1e6}
