@@ -20,6 +20,7 @@ def _problem(loaded: Loaded, loc, level, code, message, hint=""):
 
 
 def check_refs(loaded: Loaded) -> None:
+    """Every reference names a record of its kind (concept, hardware, flow, repository)."""
     atlas = loaded.atlas
     names: dict[str, str] = {}
 
@@ -29,35 +30,52 @@ def check_refs(loaded: Loaded) -> None:
         return names
 
     for ref in loaded.refs:
-        if ref.kind == "concept":
-            if ref.target not in atlas.concept_by_id:
-                hint = suggest(ref.target, all_names(), 1)
-                _problem(loaded, ref.loc, "error" if ref.what != "sighting concept" else "warning",
-                         "unknown-ref", f'{ref.what} "{ref.target}" is not a concept',
-                         f'did you mean "{hint[0]}"?' if hint else "")
-        elif ref.kind == "hardware":
-            c = atlas.concept_by_id.get(ref.target)
-            if c is None:
-                hint = suggest(ref.target, {k: v for k, v in all_names().items()
-                                            if atlas.concept_by_id[v].kind in HARDWARE_KINDS}, 1)
-                _problem(loaded, ref.loc, "error", "unknown-ref",
-                         f'{ref.what} "{ref.target}" is not a concept',
-                         f'did you mean "{hint[0]}"? (or use "any")' if hint else 'use a hardware id or "any"')
-            elif c.kind not in HARDWARE_KINDS:
-                _problem(loaded, ref.loc, "error", "wrong-kind",
-                         f'{ref.what} "{ref.target}" is a {c.kind}, not hardware or a system')
-        elif ref.kind == "flow":
-            if ref.target not in atlas.flow_by_id:
-                hint = suggest(ref.target, {f.id: f.id for f in atlas.flows}, 1)
-                _problem(loaded, ref.loc, "error", "unknown-ref", f'{ref.what} "{ref.target}" is not a flow',
-                         f'did you mean "{hint[0]}"?' if hint else "")
-        elif ref.kind == "repo":
-            if ref.target not in atlas.repo_by_id:
-                ids = {r.id: r.id for r in atlas.repositories}
-                hint = suggest(ref.target, ids, 1)
-                _problem(loaded, ref.loc, "error", "unknown-repo",
-                         f'{ref.what} "{ref.target}" is not listed in data/repositories/',
-                         f'did you mean "{hint[0]}"?' if hint else "add it to data/repositories/*.yaml")
+        check = _REF_CHECKS.get(ref.kind)
+        if check is not None:
+            check(loaded, ref, all_names)
+
+
+def _concept_ref(loaded: Loaded, ref, all_names) -> None:
+    if ref.target not in loaded.atlas.concept_by_id:
+        hint = suggest(ref.target, all_names(), 1)
+        _problem(loaded, ref.loc, "error" if ref.what != "sighting concept" else "warning",
+                 "unknown-ref", f'{ref.what} "{ref.target}" is not a concept',
+                 f'did you mean "{hint[0]}"?' if hint else "")
+
+
+def _hardware_ref(loaded: Loaded, ref, all_names) -> None:
+    atlas = loaded.atlas
+    c = atlas.concept_by_id.get(ref.target)
+    if c is None:
+        hint = suggest(ref.target, {k: v for k, v in all_names().items()
+                                    if atlas.concept_by_id[v].kind in HARDWARE_KINDS}, 1)
+        _problem(loaded, ref.loc, "error", "unknown-ref",
+                 f'{ref.what} "{ref.target}" is not a concept',
+                 f'did you mean "{hint[0]}"? (or use "any")' if hint else 'use a hardware id or "any"')
+    elif c.kind not in HARDWARE_KINDS:
+        _problem(loaded, ref.loc, "error", "wrong-kind",
+                 f'{ref.what} "{ref.target}" is a {c.kind}, not hardware or a system')
+
+
+def _flow_ref(loaded: Loaded, ref, all_names) -> None:
+    atlas = loaded.atlas
+    if ref.target not in atlas.flow_by_id:
+        hint = suggest(ref.target, {f.id: f.id for f in atlas.flows}, 1)
+        _problem(loaded, ref.loc, "error", "unknown-ref", f'{ref.what} "{ref.target}" is not a flow',
+                 f'did you mean "{hint[0]}"?' if hint else "")
+
+
+def _repo_ref(loaded: Loaded, ref, all_names) -> None:
+    atlas = loaded.atlas
+    if ref.target not in atlas.repo_by_id:
+        ids = {r.id: r.id for r in atlas.repositories}
+        hint = suggest(ref.target, ids, 1)
+        _problem(loaded, ref.loc, "error", "unknown-repo",
+                 f'{ref.what} "{ref.target}" is not listed in data/repositories/',
+                 f'did you mean "{hint[0]}"?' if hint else "add it to data/repositories/*.yaml")
+
+
+_REF_CHECKS = {"concept": _concept_ref, "hardware": _hardware_ref, "flow": _flow_ref, "repo": _repo_ref}
 
 
 def check_questions(loaded: Loaded) -> None:

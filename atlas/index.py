@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from . import cache, store
+from . import apifile, cache, store
 from .cache import crc
 from .errors import AtlasError, Location
 from .model import Atlas
@@ -195,8 +195,10 @@ class Index:
     def part(self, rels) -> Atlas:
         """The records of the data files `rels` with what their RDF export reads of the rest: every
         repository (an evidence IRI holds its repository's URL), the timeline (the harvests and
-        sightings) and the cut-off. The SPARQL store updates the graphs of changed files from it."""
-        from .update import LISTS, TIMELINE, Results
+        sightings), the cut-off, every API history's header, the symbols concepts name and the
+        concepts naming them (the naming is in the graph derived from the whole atlas). The SPARQL
+        store updates the graphs of changed files from it."""
+        from .update import LISTS, TIMELINE, Results, named_symbols, surfaces
 
         results = Results(self.con)
         atlas = Atlas()
@@ -210,6 +212,11 @@ class Index:
         if timeline is not None:
             atlas.sightings, atlas.harvests = list(timeline.sightings), list(timeline.harvests)
         atlas.cutoff = self.meta("cutoff", atlas.cutoff)
+        atlas.surfaces, atlas.symbols = surfaces(self.con), named_symbols(self.con)
+        held = {c.id for c in atlas.concepts}
+        naming = sorted({r[0] for r in self.con.execute("SELECT DISTINCT concept FROM named")} - held)
+        atlas.concepts += [c for c in (results.winner("concept", i) for i in naming) if c is not None]
+        atlas.concepts.sort(key=lambda c: c.id)
         atlas.reindex()
         return atlas
 
@@ -315,6 +322,10 @@ def from_atlas(atlas: Atlas) -> Index:
     files = {"records.yaml": FileResult("memory/records.yaml", records),
              "timeline.yaml": FileResult("memory/timeline.yaml", sightings=atlas.sightings, harvests=atlas.harvests),
              "atlas.yaml": FileResult("memory/atlas.yaml", cutoff=atlas.cutoff)}
+    for surface in atlas.surfaces:  # (the symbols in hand are those concepts name: they name the same)
+        rel = f"api/{apifile.file_name(surface.repo)}"
+        files[rel] = FileResult(f"memory/{rel}", surface=surface,
+                                symbols=[x for x in atlas.symbols if x.repo == surface.repo])
     for rel, result in files.items():
         _keep_parsed(con, rel, result.display, result)
     Update(con, {rel: Change(rel, r.display) for rel, r in files.items()}, 0, everything=True).run()

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from . import cache
 
-FORMAT = 4
+FORMAT = 5
 BUSY_MS = 60_000
 
 SCHEMA = (
@@ -64,6 +64,9 @@ SCHEMA = (
     "CREATE INDEX touch_flow ON touch(flow)",
     "CREATE TABLE sighting (concept TEXT, seq INTEGER, blob BLOB)",
     "CREATE INDEX sighting_concept ON sighting(concept)",
+    "CREATE TABLE named (concept TEXT, seq INTEGER, blob BLOB)",  # the API symbols a concept names
+    "CREATE INDEX named_concept ON named(concept)",
+    "CREATE TABLE apiname (concept TEXT PRIMARY KEY)",  # the concepts with an `api:` list
     "CREATE TABLE ref (kind TEXT, target TEXT, fid INTEGER)",  # the files referring to an id
     "CREATE INDEX ref_target ON ref(kind, target)",
     "CREATE INDEX ref_fid ON ref(fid)",

@@ -20,18 +20,21 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import cache, checks, search, views
+from . import apifile, cache, checks, search, views
 from .errors import Location, Problem
 from .loader import FileResult, Loaded, assemble, duplicate
 from .model import (
-    ACYCLIC_RELATIONS, DEFAULT_CUTOFF, QUESTION_IDS, Atlas, Concept, Relation, Text, plain, unplain,
+    ACYCLIC_RELATIONS, DEFAULT_CUTOFF, QUESTION_IDS, ApiSymbol, Atlas, Concept, Relation, Text, name_index,
+    named_by, plain, unplain,
 )
 from .text import norm, squash
 
 STAGES = {"file": 0} | {fn.__name__: 1 + i for i, fn in enumerate(checks.CHECKS)}  # the order check() reports
 DOC_TYPES = {"concept": "concept", "claim": "claim", "flow": "flow", "repository": "repo"}
 LISTS = {"question": "questions", "repository": "repositories", "concept": "concepts", "claim": "claims",
-         "flow": "flows"}
+         "flow": "flows", "seed page": "seed_pages"}
+REF_KINDS = {"concept": ("concept", "hardware"), "repository": ("repo",), "flow": ("flow",)}  # record -> Ref.kind
+API_SUFFIX = apifile.SUFFIX  # an API history (data/api/<owner>+<name>.jsonl): no records, a surface and symbols
 SETTINGS, TIMELINE, QUESTIONS = "atlas.yaml", "timeline.yaml", "questions.yaml"
 
 
@@ -150,11 +153,14 @@ class Update:
         self.after: dict[tuple[str, str], Snap | None] = {}
         self.changed: set[tuple[str, str]] = set()
         self.top = {rel for rel in changes if rel in (SETTINGS, TIMELINE, QUESTIONS)}
+        self.api = everything or any(rel.endswith(API_SUFFIX) for rel in changes)  # an API history changed
+        self._symbols: dict[str, list[ApiSymbol]] | None = None
 
     def run(self) -> None:
         self.files()
         self.winners()
         self.settings()
+        self.named()
         Scopes(self).run()
         self.cards()
 
@@ -255,6 +261,49 @@ class Update:
             questions = [q for q in (self.results.winner("question", q) for q in QUESTION_IDS) if q]
             set_meta(con, "questions", views.question_names(Atlas(questions=questions)))
 
+    # -- the API histories: their surfaces, the symbols each concept names -------------------------
+
+    def api_results(self):
+        """(rel, FileResult) of the API histories read, in file order."""
+        rels = [r[0] for r in self.con.execute("SELECT rel FROM file WHERE rel LIKE ? ORDER BY rel",
+                                               ("%" + API_SUFFIX,))]
+        for rel in rels:
+            result = self.results.get(rel)
+            if result is not None and result.surface is not None:
+                yield rel, result
+
+    def symbols(self) -> dict[str, list[ApiSymbol]]:
+        """repository -> every symbol of its API history (`Loaded.api`: a later file of the same
+        repository replaces an earlier one, as in `loader.assemble`)."""
+        if self._symbols is None:
+            self._symbols = {}
+            for _rel, result in self.api_results():
+                assert result.surface is not None
+                self._symbols[result.surface.repo] = result.symbols
+        return self._symbols
+
+    def named(self) -> None:
+        """The surfaces (meta `surfaces`) and, per concept, the symbols it names (table `named`):
+        for every concept when an API history changed, else for the concepts that changed."""
+        con = self.con
+        if self.api:
+            surfaces = sorted((r.surface for _rel, r in self.api_results()), key=lambda x: x.repo)
+            set_meta(con, "surfaces", [plain(x) for x in surfaces])
+            con.execute("DELETE FROM named")
+            ids = [r[0] for r in con.execute("SELECT id FROM concept ORDER BY id")]
+        else:
+            ids = sorted(i for k, i in self.changed if k == "concept")
+            con.executemany("DELETE FROM named WHERE concept = ?", [(i,) for i in ids])
+        symbols = self.symbols() if ids else {}
+        if not symbols:
+            return
+        index = name_index([x for syms in symbols.values() for x in syms])
+        for ident in ids:
+            c = self.results.winner("concept", ident)
+            if c is not None:
+                con.executemany("INSERT INTO named VALUES (?, ?, ?)", [
+                    (ident, i, cache.pack(plain(x))) for i, x in enumerate(named_by(c, index))])
+
     def timeline_results(self):
         """The files that hold sightings (the timeline), in file order."""
         for rel in (TIMELINE,):
@@ -267,7 +316,8 @@ class Update:
     def cards(self) -> None:
         con, epoch = self.con, self.epoch
         kinds = {kind for kind, _ in self.changed}
-        if self.everything or self.top & {SETTINGS, QUESTIONS, TIMELINE} or kinds & {"repository", "question"}:
+        if self.everything or self.api or self.top & {SETTINGS, QUESTIONS, TIMELINE} or \
+                kinds & {"repository", "question"}:
             set_meta(con, "epoch_all", epoch)
             return
         ids: set[str] = set()
@@ -326,6 +376,8 @@ def add_derived(con, kind: str, record) -> None:
         con.executemany("INSERT INTO rel VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             (c.id, i, r.type, r.source, r.target, rkey(r), *(tuple(r.loc) if r.loc else ("", 0, 0)),
              cache.pack(plain(r))) for i, r in enumerate(c.relations)])
+        if c.api:
+            con.execute("INSERT INTO apiname VALUES (?)", (c.id,))
     elif kind == "claim":
         con.executemany("INSERT INTO about VALUES (?, ?)", [(record.id, x) for x in sorted(set(record.about))])
     elif kind == "flow":
@@ -337,7 +389,8 @@ def add_derived(con, kind: str, record) -> None:
 
 def remove_derived(con, kind: str, ident: str) -> None:
     if kind == "concept":
-        for table, column in (("concept", "id"), ("name", "id"), ("loose", "id"), ("rel", "owner")):
+        for table, column in (("concept", "id"), ("name", "id"), ("loose", "id"), ("rel", "owner"),
+                              ("apiname", "concept")):
             con.execute(f"DELETE FROM {table} WHERE {column} = ?", (ident,))
     elif kind == "claim":
         con.execute("DELETE FROM about WHERE claim = ?", (ident,))
@@ -393,6 +446,8 @@ class IndexView:
         self.concept_by_id = _Lookup(con, "SELECT kind FROM concept WHERE id = ?", lambda r: _Kind(r[0]), kinds)
         self.repo_by_id = _Lookup(con, "SELECT 1 FROM win WHERE kind = 'repository' AND id = ?",
                                   lambda r: True, repos)
+        flows = {r[0]: True for r in con.execute("SELECT id FROM win WHERE kind = 'flow'")} if everything else None
+        self.flow_by_id = _Lookup(con, "SELECT 1 FROM win WHERE kind = 'flow' AND id = ?", lambda r: True, flows)
         self._concepts: list | None = None
 
     @property
@@ -406,8 +461,12 @@ class IndexView:
     def repositories(self) -> list:
         return [_Repo(r[0]) for r in self.con.execute("SELECT id FROM win WHERE kind = 'repository'")]
 
+    @property
+    def flows(self) -> list:
+        return [_Repo(r[0]) for r in self.con.execute("SELECT id FROM win WHERE kind = 'flow'")]
 
-class _Repo(NamedTuple):
+
+class _Repo(NamedTuple):  # (a repository or a flow: only its id is read)
     id: str
 
 
@@ -422,7 +481,7 @@ class Scopes:
         self.display_dir = _display_dir(update.con)
         concepts = [i for k, i in update.changed if k == "concept"]
         self.concepts = set(concepts)
-        self.naming = any(self._renamed(k, i) for k, i in update.changed if k in ("concept", "repository"))
+        self.naming = any(self._renamed(k, i) for k, i in update.changed if k in REF_KINDS)
 
     def _renamed(self, kind: str, ident: str) -> bool:
         before, after = self.u.before.get((kind, ident)), self.u.after.get((kind, ident))
@@ -443,6 +502,7 @@ class Scopes:
             "check_flows": lambda: self.records("flow", "flows", "w:", checks.check_flows),
             "check_claim_status": lambda: self.records("claim", "claims", "m:", checks.check_claim_status),
             "check_planes": self.planes, "check_test_plans": self.test_plans, "check_undated": self.undated,
+            "check_api": self.histories, "check_seed_citations": self.seed_citations,
         }
         for check in checks.CHECKS:
             if check.__name__ not in runs:
@@ -481,8 +541,8 @@ class Scopes:
             return {r[0] for r in con.execute("SELECT rel FROM file")}
         rels = set(self.u.changes)
         for kind, ident in self.u.changed:
-            if self._renamed(kind, ident):
-                kinds = ("concept", "hardware") if kind == "concept" else ("repo",)
+            if kind in REF_KINDS and self._renamed(kind, ident):
+                kinds = REF_KINDS[kind]
                 rels |= {r[0] for r in con.execute(
                     "SELECT DISTINCT rel FROM ref JOIN file ON file.fid = ref.fid "
                     f"WHERE target = ? AND kind IN ({','.join('?' * len(kinds))})",
@@ -705,6 +765,55 @@ class Scopes:
         self.replace({"ud:" + i for i in ids}, "check_undated", found)
 
 
+    # -- the API histories, the seed's pages ------------------------------------------------------
+
+    def histories(self) -> None:
+        """Coarse scopes. `as`: every API history's header against its repository and the cut-off,
+        again when a history, a repository or the settings changed. `an:<id>`: a concept's `api:`
+        names against every symbol, for the concepts that changed and, when a history changed,
+        for every concept with an `api:` list."""
+        u = self.u
+        if self.all or u.api or SETTINGS in u.top or any(k == "repository" for k, _ in u.changed):
+            surfaces = [unplain("surfaces", x) for x in get_meta(self.con, "surfaces", [])]
+            repos = [r for r in (u.results.winner("repository", x.repo) for x in surfaces) if r is not None]
+            loaded = self.loaded(Atlas(surfaces=surfaces, repositories=repos,
+                                       cutoff=get_meta(self.con, "cutoff", DEFAULT_CUTOFF)))
+            checks.check_api(loaded)
+            self.replace({"as"}, "check_api", {"as": loaded.problems})
+        if self.all or u.api:
+            ids = {r[0] for r in self.con.execute("SELECT concept FROM apiname")} | self.concepts
+        else:
+            ids = set(self.concepts)
+        found = {}
+        symbols = u.symbols() if ids else {}
+        for ident in sorted(ids):
+            c = u.results.winner("concept", ident)
+            if c is not None and c.api:
+                loaded = self.loaded(Atlas(concepts=[c]), api=symbols)
+                checks.check_api(loaded)
+                found["an:" + ident] = loaded.problems
+        self.replace({"an:" + i for i in ids}, "check_api", found)
+
+    def seed_citations(self) -> None:
+        """Per record (`sc:<kind>:<id>`): the seed citations of its evidence against the seed's pages;
+        every record again when a seed page changed."""
+        u = self.u
+        pages = [p for p in self._all("seed page") if p is not None]
+        kinds = ("concept", "claim", "flow", "repository")
+        if self.all or any(k == "seed page" for k, _ in u.changed):
+            keys = {(k, r[0]) for k in kinds for r in self.con.execute("SELECT id FROM win WHERE kind = ?", (k,))}
+        else:
+            keys = {(k, i) for k, i in u.changed if k in kinds}
+        found = {}
+        for kind, ident in sorted(keys):
+            record = u.results.winner(kind, ident)
+            if record is not None and pages:
+                loaded = self.loaded(Atlas(seed_pages=pages, **{LISTS[kind]: [record]}))
+                checks.check_seed_citations(loaded)
+                found[f"sc:{kind}:{ident}"] = loaded.problems
+        self.replace({f"sc:{k}:{i}" for k, i in keys}, "check_seed_citations", found)
+
+
 def _owners_of(rows) -> list[Concept]:
     """Concepts (empty but for their id) holding the relations of rows (owner, type, source,
     target, file, line, col), in the order given."""
@@ -768,7 +877,25 @@ def neighbourhood(con, ident: str) -> Atlas | None:
         sightings=[unplain("sightings", cache.unpack(b)) for (b,) in
                    con.execute("SELECT blob FROM sighting WHERE concept = ? ORDER BY seq", (ident,))],
         harvests=list(timeline.harvests) if timeline else [],
-        cutoff=get_meta(con, "cutoff", DEFAULT_CUTOFF))
+        cutoff=get_meta(con, "cutoff", DEFAULT_CUTOFF),
+        surfaces=surfaces(con), symbols=named_symbols(con, ident))
+
+
+def surfaces(con) -> list:
+    """Every API history's header (with its releases), by repository."""
+    return [unplain("surfaces", x) for x in get_meta(con, "surfaces", [])]
+
+
+def named_symbols(con, ident: str | None = None) -> list[ApiSymbol]:
+    """The API symbols concept `ident` names (every concept's, each once, without it), sorted by
+    (repository, kind, name) as `apiload.named` gives them."""
+    sql, args = ("SELECT blob FROM named WHERE concept = ? ORDER BY seq", (ident,)) if ident is not None else \
+        ("SELECT blob FROM named ORDER BY concept, seq", ())
+    out: dict[tuple[str, str, str], ApiSymbol] = {}
+    for (blob,) in con.execute(sql, args):
+        sym = unplain("symbols", cache.unpack(blob))
+        out.setdefault((sym.repo, sym.kind, sym.name), sym)
+    return [out[k] for k in sorted(out)]
 
 
 def _winners(con, results: Results, kind: str, sql: str, *args) -> list:

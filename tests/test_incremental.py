@@ -4,12 +4,15 @@ whole atlas (`queries.card`) and a search index from scratch (`search.build`).
 
 Random sequences of edits on a small generated atlas (concepts added, removed, renamed, moved;
 relations to ids that exist or not, duplicates and cycles; claims, flows, the timeline, the
-cut-off, repositories and questions edited; files broken and restored; same-size edits with
-the times restored) must leave the index in exactly the state a full rebuild gives, after every
-step: the problems, the atlas, every card, search results and validate's output.
+cut-off, repositories and questions edited; API histories written, edited, broken and removed
+and concepts naming their symbols; the seed's pages and citations of them; files broken and
+restored; same-size edits with the times restored) must leave the index in exactly the state a
+full rebuild gives, after every step: the problems, the atlas, every card, search results and
+validate's output.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -18,7 +21,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from atlas import index, search, views
+from atlas import apifile, index, search, views
 from atlas.cards import open_store
 from atlas.checks import check
 from atlas.loader import load_data
@@ -36,15 +39,20 @@ DATING = {"none": "", "probe": "probes:\n  - {repo: example/hccl, term: T_X}\n",
           "undated": "undated: {repos: [example/shmem], note: {en: \"Not public.\", zh: \"未公开。\"}}\n",
           "harvested": "undated: {repos: [example/hccl], note: {en: \"Said so.\", zh: \"如此。\"}}\n",
           "both": "probes:\n  - {repo: example/hccl, path: src/x}\n"
-                  "undated: {note: {en: \"Both.\", zh: \"两者。\"}}\n"}
+                  "undated: {note: {en: \"Both.\", zh: \"两者。\"}}\n",
+          "api": "probes:\n  - {repo: example/hccl, term: T_X}\napi: [lib_put, \"example/shmem:BX\", nowhere_sym]\n"}
+SYMBOLS = ["T_X", "BX", "Lib C", "lib_put", "ns::lib_put", "Shared Name"]
+SEED_URL = "https://ascend-atlas.invalid/seed#page-{}"
 
 
 def concept_yaml(ident: str, kind: str, name: str, alias: str, relations, hardware: str, pin: bool,
                  answer: str = "link", dating: str = "none") -> str:
+    """`pin`: True (a pin), False (a URL) or a seed page's number (a citation of the seed)."""
     rels = "".join(f"  - {{type: {t}, target: {x}}}\n" for t, x in relations)
+    url = SEED_URL.format(pin) if not isinstance(pin, bool) else "https://example.org/x"
     evidence = ("  - pin: example/hccl@0123456789abcdef0123456789abcdef01234567:src/a.c#L1-L2\n"
-                "    confidence: read-in-source\n") if pin else \
-        "  - url: https://example.org/x\n    confidence: second-hand\n"
+                "    confidence: read-in-source\n") if pin is True else \
+        f"  - url: {url}\n    confidence: second-hand\n"
     return (f"id: {ident}\nkind: {kind}\nnames: {{en: \"{name}\", zh: \"{name} 中\"}}\n"
             f"aliases: {{en: [\"{alias}\"]}}\n"
             f"answers:\n  {answer}: {{en: \"{name} answers.\", zh: \"回答。\"}}\n"
@@ -104,7 +112,7 @@ def timeline_yaml(rows, harvested: bool = False) -> str:
 concept_edit = st.tuples(st.just("concept"), st.sampled_from(IDS), st.sampled_from(FOLDERS), st.sampled_from(KINDS),
                          st.sampled_from(NAMES), st.sampled_from(NAMES),
                          st.lists(st.tuples(st.sampled_from(TYPES), st.sampled_from(IDS)), max_size=3),
-                         st.sampled_from(["board-a", "net-y", "new-a"]), st.booleans(),
+                         st.sampled_from(["board-a", "net-y", "new-a"]), st.sampled_from([True, False, 1, 3]),
                          st.sampled_from(["link", "move", "peer"]), st.sampled_from(sorted(DATING)))
 EDITS = st.one_of(
     concept_edit,
@@ -123,7 +131,48 @@ EDITS = st.one_of(
               st.sampled_from(["syntax", "empty", "restore"])),
     st.tuples(st.just("repos"), st.sampled_from(["keep", "rename", "purpose"])),
     st.tuples(st.just("unknown-file"), st.booleans()),
+    st.tuples(st.just("api"), st.sampled_from(["example/hccl", "example/shmem", "example/gone"]),
+              st.lists(st.sampled_from(SYMBOLS), max_size=4, unique=True),
+              st.sampled_from(["2025-05-01T00:00:00Z", "2026-10-01T00:00:00Z", "none", "gone", "broken"])),
+    st.tuples(st.just("seed"), st.lists(st.sampled_from([1, 2, 3]), max_size=3, unique=True),
+              st.sampled_from([[], ["put-signal"], ["flow-two"]])),
 )
+
+
+def api_text(repo: str, names, release: str) -> str:
+    """An API history of `repo` holding function symbols `names`, first released in one release
+    dated `release` (or with no release: "none")."""
+    sha = "2" * 40
+    releases = [] if release == "none" else [{"name": "v1", "commit": sha, "date": release, "index": 0,
+                                              "annotated": False, "missing": 0}]
+    symbols = [{"kind": "function", "name": n, "history": [[sha, "2025-04-01T00:00:00Z", "added", f"void {n}()",
+                                                             "exact"]],
+                "introduced": sha, "introduced_date": "2025-04-01T00:00:00Z", "note": "", "signature": f"void {n}()",
+                "where": [["inc/a.h", 3]], "first_release": "v1" if releases else "",
+                "releases": "A" if releases else "", "release_signatures": [f"void {n}()"] if releases else []}
+               for n in names]
+    header = {"branch": "refs/heads/main", "head": sha, "cutoff": "2026-08-26", "cutoff_head": sha, "commits": 3,
+              "started_at": "2026-11-01T00:00:00Z", "harvested_at": "2026-11-01T00:00:01Z", "rules": "r",
+              "extractor": "x", "files": {"inc/a.h": sha}, "skipped_paths": [], "missing_blobs": [], "tags": "t",
+              "symbols": len(symbols), "ignored_tags": []}
+    return apifile.dumps(header, releases, symbols)
+
+
+def _api(root: Path, repo: str, names, release: str) -> None:
+    path = apifile.path(root, repo)
+    if release == "gone":
+        path.unlink(missing_ok=True)
+    elif release == "broken":
+        _write(path, api_text(repo, names, "none") + json.dumps({"type": "symbol", "kind": "nope"}) + "\n")
+    else:
+        _write(path, api_text(repo, names, release))
+
+
+def seed_yaml(pages, flows) -> str:
+    return "pages:\n" + "".join(
+        f"  - page: {n}\n    title: {{en: \"Page {n}\", zh: \"第{n}页\"}}\n"
+        f"    summary: {{en: \"What page {n} says.\", zh: \"第{n}页所说。\"}}\n"
+        + (f"    flows: [{', '.join(flows)}]\n" if flows else "") for n in pages)
 
 
 def _concept_path(root: Path, ident: str, folder: str) -> Path:
@@ -131,32 +180,47 @@ def _concept_path(root: Path, ident: str, folder: str) -> Path:
 
 
 def apply(root: Path, edit) -> None:
-    kind = edit[0]
-    if kind == "concept":
-        _, ident, folder, *rest = edit
-        _write(_concept_path(root, ident, folder), concept_yaml(ident, *rest))
-    elif kind == "remove":
-        _concept_path(root, edit[1], edit[2]).unlink(missing_ok=True)
-    elif kind == "same-size":
-        _same_size(root, edit[1])
-    elif kind == "claims":
-        _write(root / "claims" / "claims.yaml", claims_yaml(*edit[1:]))
-    elif kind == "flow":
-        _write(root / "flows" / "flow-two.yaml", flow_yaml(edit[1], edit[2])) if edit[1] else \
-            (root / "flows" / "flow-two.yaml").unlink(missing_ok=True)
-    elif kind == "timeline":
-        _write(root / "timeline.yaml", timeline_yaml(*edit[1:]))
-    elif kind == "cutoff":
-        _write(root / "atlas.yaml", f'cutoff: "{edit[1]}"\n')
-    elif kind == "break":
-        _break(root, edit[1], edit[2])
-    elif kind == "repos":
-        text = (MINI / "repositories" / "repos.yaml").read_text(encoding="utf-8")
-        text = {"keep": text, "rename": text.replace("example/hccl", "example/gone"),
-                "purpose": text.replace("A test repository.", "A changed purpose.")}[edit[1]]
-        _write(root / "repositories" / "repos.yaml", text)
-    elif kind == "unknown-file":
-        _write(root / "notes.yaml", "a: 1\n") if edit[1] else (root / "notes.yaml").unlink(missing_ok=True)
+    APPLY[edit[0]](root, *edit[1:])
+
+
+def _concept(root: Path, ident: str, folder: str, *rest) -> None:
+    _write(_concept_path(root, ident, folder), concept_yaml(ident, *rest))
+
+
+def _remove(root: Path, ident: str, folder: str) -> None:
+    _concept_path(root, ident, folder).unlink(missing_ok=True)
+
+
+def _flow(root: Path, concepts, back_edge: bool) -> None:
+    path = root / "flows" / "flow-two.yaml"
+    _write(path, flow_yaml(concepts, back_edge)) if concepts else path.unlink(missing_ok=True)
+
+
+def _repos(root: Path, how: str) -> None:
+    text = (MINI / "repositories" / "repos.yaml").read_text(encoding="utf-8")
+    text = {"keep": text, "rename": text.replace("example/hccl", "example/gone"),
+            "purpose": text.replace("A test repository.", "A changed purpose.")}[how]
+    _write(root / "repositories" / "repos.yaml", text)
+
+
+def _unknown(root: Path, present: bool) -> None:
+    _write(root / "notes.yaml", "a: 1\n") if present else (root / "notes.yaml").unlink(missing_ok=True)
+
+
+def _seed(root: Path, pages, flows) -> None:
+    _write(root / "seed.yaml", seed_yaml(pages, flows)) if pages else (root / "seed.yaml").unlink(missing_ok=True)
+
+
+APPLY = {
+    "concept": _concept, "remove": _remove, "same-size": lambda root, ident: _same_size(root, ident),
+    "claims": lambda root, *args: _write(root / "claims" / "claims.yaml", claims_yaml(*args)),
+    "flow": _flow,
+    "timeline": lambda root, *args: _write(root / "timeline.yaml", timeline_yaml(*args)),
+    "cutoff": lambda root, day: _write(root / "atlas.yaml", f'cutoff: "{day}"\n'),
+    "break": lambda root, rel, how: _break(root, rel, how),
+    "repos": _repos, "unknown-file": _unknown,
+    "api": lambda root, *args: _api(root, *args), "seed": _seed,
+}
 
 
 def _write(path: Path, text: str) -> None:
@@ -237,6 +301,12 @@ def assert_same_as_full(root: Path) -> None:
            "probe")])  # bus-x lists board-a as its hardware: its card labels it by name
 @example([("concept", "new-a", "x", "link", "New A", "New A", [], "board-a", True, "link", "probe"),
           ("repos", "purpose")])
+@example([("api", "example/hccl", ["T_X", "Lib C"], "2025-05-01T00:00:00Z"),
+          ("concept", "new-a", "x", "link", "New A", "Lib C", [("uses", "bus-x")], "board-a", 3, "link", "api"),
+          ("api", "example/shmem", ["BX", "lib_put"], "none"),
+          ("api", "example/hccl", ["T_X"], "2026-10-01T00:00:00Z"),
+          ("seed", [1, 2], ["flow-two"]),
+          ("api", "example/shmem", [], "gone")])  # first releases on the cards; the names checked again
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(EDITS, min_size=1, max_size=7))
 def test_incremental_index_equals_a_full_rebuild(edits):
