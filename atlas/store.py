@@ -120,10 +120,10 @@ def _from_sql(cursor, row) -> tuple:
 class Connection(sqlite3.Connection):
     """A connection that stores and gives back any Python text, paths in undecodable bytes too."""
 
-    def execute(self, sql, parameters=(), /):  # type: ignore[override]
+    def execute(self, sql, parameters=(), /):
         return super().execute(sql, tuple(map(_to_sql, parameters)) if parameters else parameters)
 
-    def executemany(self, sql, seq_of_parameters, /):  # type: ignore[override]
+    def executemany(self, sql, seq_of_parameters, /):
         return super().executemany(sql, (tuple(map(_to_sql, p)) for p in seq_of_parameters))
 
 
