@@ -195,9 +195,9 @@ class Index:
     def part(self, rels) -> Atlas:
         """The records of the data files `rels` with what their RDF export reads of the rest: every
         repository (an evidence IRI holds its repository's URL), the timeline (the harvests and
-        sightings), the cut-off, every API history's header, the symbols concepts name and the
-        concepts naming them (the naming is in the graph derived from the whole atlas). The SPARQL
-        store updates the graphs of changed files from it."""
+        sightings), the cut-off, every API history's header and the symbols concepts name (their
+        triples are in the graph derived from the whole atlas; `naming` says which concept names
+        which). The SPARQL store updates the graphs of changed files from it."""
         from .update import LISTS, TIMELINE, Results, named_symbols, surfaces
 
         results = Results(self.con)
@@ -213,12 +213,16 @@ class Index:
             atlas.sightings, atlas.harvests = list(timeline.sightings), list(timeline.harvests)
         atlas.cutoff = self.meta("cutoff", atlas.cutoff)
         atlas.surfaces, atlas.symbols = surfaces(self.con), named_symbols(self.con)
-        held = {c.id for c in atlas.concepts}
-        naming = sorted({r[0] for r in self.con.execute("SELECT DISTINCT concept FROM named")} - held)
-        atlas.concepts += [c for c in (results.winner("concept", i) for i in naming) if c is not None]
-        atlas.concepts.sort(key=lambda c: c.id)
         atlas.reindex()
         return atlas
+
+    def naming(self) -> dict[str, list[tuple[str, str, str]]]:
+        """concept id -> the (repository, kind, name) of each API symbol it names."""
+        out: dict[str, list[tuple[str, str, str]]] = {}
+        for concept, repo, kind, name in self.con.execute(
+                "SELECT concept, repo, kind, name FROM named ORDER BY concept, seq"):
+            out.setdefault(concept, []).append((repo, kind, name))
+        return out
 
     def card_epoch(self, ident: str) -> int:
         return self.reader.card_epoch(ident) if self.reader else 0

@@ -182,12 +182,13 @@ class Source:
     (a function giving {path under the folder: content hash} of that version), `digests` reads them
     there and hashes nothing; given `part` (a function giving the records of some files with every
     repository and the timeline), an update builds the changed files' graphs from those records
-    instead of the whole atlas."""
+    instead of the whole atlas, and given `naming` too (concept id -> the symbols it names), the
+    naming triples from it."""
 
     def __init__(self, load: Callable, root: Path, key: str, files: Callable[[], dict] | None = None,
-                 part: Callable[[set], object] | None = None):
+                 part: Callable[[set], object] | None = None, naming: Callable[[], dict] | None = None):
         self.load, self.root, self.key = load, root, key
-        self.files, self.part = files, part
+        self.files, self.part, self.naming = files, part, naming
         self._atlas = None
         self._ontology = None
         self._part: tuple[set, Any] | None = None
@@ -249,8 +250,10 @@ class Source:
     def graphs(self, only: set | None) -> dict:
         from .rdf import graphs_by_file
 
-        atlas = self._partial(only) if only is not None and self.part is not None else self.atlas()
-        return graphs_by_file(atlas, self.ontology(), only)
+        if only is not None and self.part is not None:  # (the concepts naming symbols are not all in it)
+            return graphs_by_file(self._partial(only), self.ontology(), only,
+                                  self.naming() if self.naming is not None else None)
+        return graphs_by_file(self.atlas(), self.ontology(), only)
 
     def nquads(self) -> bytes:
         """The whole dataset as N-Quads (a store in memory, where the cache cannot hold one)."""

@@ -64,7 +64,7 @@ SCHEMA = (
     "CREATE INDEX touch_flow ON touch(flow)",
     "CREATE TABLE sighting (concept TEXT, seq INTEGER, blob BLOB)",
     "CREATE INDEX sighting_concept ON sighting(concept)",
-    "CREATE TABLE named (concept TEXT, seq INTEGER, blob BLOB)",  # the API symbols a concept names
+    "CREATE TABLE named (concept TEXT, seq INTEGER, repo TEXT, kind TEXT, name TEXT, blob BLOB)",  # symbols named
     "CREATE INDEX named_concept ON named(concept)",
     "CREATE TABLE apiname (concept TEXT PRIMARY KEY)",  # the concepts with an `api:` list
     "CREATE TABLE ref (kind TEXT, target TEXT, fid INTEGER)",  # the files referring to an id

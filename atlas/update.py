@@ -301,8 +301,8 @@ class Update:
         for ident in ids:
             c = self.results.winner("concept", ident)
             if c is not None:
-                con.executemany("INSERT INTO named VALUES (?, ?, ?)", [
-                    (ident, i, cache.pack(plain(x))) for i, x in enumerate(named_by(c, index))])
+                con.executemany("INSERT INTO named VALUES (?, ?, ?, ?, ?, ?)", [
+                    (ident, i, x.repo, x.kind, x.name, cache.pack(plain(x))) for i, x in enumerate(named_by(c, index))])
 
     def timeline_results(self):
         """The files that hold sightings (the timeline), in file order."""
