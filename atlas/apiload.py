@@ -28,7 +28,8 @@ class ApiFile:
         self.problems = problems
 
 
-def read_file(path: Path, display: str) -> ApiFile:
+def read_file(path: Path, display: str, raw: bytes | None = None) -> ApiFile:
+    """One API history file (`raw`: its bytes, when read already)."""
     repo = apifile.repo_of(path.name)
     problems: list[Problem] = []
 
@@ -39,7 +40,8 @@ def read_file(path: Path, display: str) -> ApiFile:
         problem(0, "bad-api-file", f"{path.name}: not the API history of a repository (owner+name{apifile.SUFFIX})")
         return ApiFile(None, [], problems)
     try:
-        text = read_bounded(path, DATA_FILE, "API history file").decode("utf-8")
+        data = raw if raw is not None else read_bounded(path, DATA_FILE, "API history file")
+        text = data.decode("utf-8")
         rows = list(apifile.records(text))
     except TooLarge as exc:
         problem(0, "too-large", exc.message, exc.hint)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from . import resolve
 from .understand import Reading, read, sides
 
 LIMIT = 10
@@ -42,13 +41,12 @@ def ask(opened: Any, text: str, as_of: str | None = None) -> Asked:
 
     check_query(text)
     store = opened.cards
-    n = store.names
-    ident = resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], text)
+    ident = store.exact(text)  # (a kept card's id opens nothing more)
     if ident:
         return Asked("card", store.card(ident, as_of), None)
     value, reading = understood(opened, text)
     if reading.kind == "search":
-        prefix = resolve.prefix_id(n["name_index"], n["loose_index"], text)
+        prefix = store.prefix(text)
         hits = value["hits"]
         if prefix and (not hits or (hits[0]["type"], hits[0]["id"]) == ("concept", prefix)):
             return Asked("card", store.card(prefix, as_of), reading)

@@ -11,16 +11,25 @@ the value:
   once per change of the sources: the result is remembered under a stat stamp (size, mtime and
   ctime of each source file), so a warm start pays for a few dozen stat calls only.
 
-Reading a damaged or vanished cache file gives None (a miss); a cache that cannot be written only
-costs speed. `atomic_write` is how any file the project owns is replaced, cache or data: a
-temporary file in the same folder, flushed to disk, then renamed over the target.
+Every cached file and every cached blob carries a checksum of its content (`seal`): reading a
+damaged, truncated or vanished cache file gives None (a miss), whatever its size and times say; a
+cache that cannot be written only costs speed. `atomic_write` is how any file the project owns is
+replaced, cache or data: a temporary file in the same folder, flushed to disk, then renamed over
+the target.
+
+The cache cleans up after itself (`evict`): it keeps the entries in use (a process holds their
+lock, see `Lock`), the caller's own, a bounded number of others and at most `max_bytes` in all,
+and removes the oldest first. `entries` lists what is there, for `atlas cache`.
 """
 from __future__ import annotations
 
 import marshal
 import os
 import sys
+import time
+import zlib
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from .bounded import DATA_FILE, read_bounded
 from .paths import PACKAGE_DIR, cache_dir
@@ -33,7 +42,7 @@ def crc(text: str) -> str:
     """A short stable key for cache file names."""
     import zlib
 
-    return f"{zlib.crc32(text.encode()):08x}"
+    return f"{zlib.crc32(text.encode('utf-8', 'surrogateescape')):08x}"
 
 
 def path(kind: str, key: str, suffix: str = ".marshal") -> Path:
@@ -109,20 +118,52 @@ def _sources_key(root: Path) -> str:
     return key
 
 
-def read(file: Path):
-    """The value cached in `file`, or None when it is missing or damaged."""
+class Corrupt(Exception):
+    """A cached blob whose checksum does not match its content."""
+
+
+def seal(payload: bytes) -> bytes:
+    """`payload` with a checksum of it in front (CRC-32, enough to see damage; not a signature)."""
+    return zlib.crc32(payload).to_bytes(4, "big") + payload
+
+
+def unseal(data: bytes) -> bytes:
+    """The payload of `seal(payload)`; raises Corrupt when the checksum does not match."""
+    if len(data) < 4 or zlib.crc32(data[4:]) != int.from_bytes(data[:4], "big"):
+        raise Corrupt("checksum mismatch")
+    return data[4:]
+
+
+def pack(value, compress: bool = True) -> bytes:
+    """A value as a checksummed (and by default compressed) blob, for the compiled index's rows."""
+    data = marshal.dumps(value)
+    return seal(zlib.compress(data, 1) if compress else data)
+
+
+def unpack(blob: bytes, compress: bool = True):
+    """The value of `pack(value)`; raises Corrupt for a damaged blob."""
     try:
-        return marshal.loads(file.read_bytes())  # loads(bytes) is much faster than load(file)
-    except (OSError, EOFError, ValueError, TypeError):
+        data = unseal(bytes(blob))
+        return marshal.loads(zlib.decompress(data) if compress else data)
+    except (zlib.error, EOFError, ValueError, TypeError) as exc:
+        raise Corrupt(str(exc)) from None
+
+
+def read(file: Path):
+    """The value cached in `file`, or None when it is missing or damaged (its checksum does not
+    match: a flipped bit, a truncation, an edit whatever its size and times)."""
+    try:
+        return unpack(Path(file).read_bytes(), compress=False)
+    except (OSError, Corrupt):
         return None
 
 
 def write(file: Path, value, sync: bool = True) -> bool:
-    """Cache `value` in `file` (atomically); False when the cache cannot be written. `sync=False`
-    skips the fsync, for many small entries that are cheap to recompute (a parse per blob): after a
-    crash such an entry may read as damaged, which is a miss."""
+    """Cache `value` in `file` (atomically, with its checksum); False when the cache cannot be
+    written. `sync=False` skips the fsync, for many small entries that are cheap to recompute (a
+    parse per blob): after a crash such an entry may read as damaged, which is a miss."""
     try:
-        atomic_write(file, marshal.dumps(value), sync=sync)
+        atomic_write(file, pack(value, compress=False), sync=sync)
         return True
     except (OSError, ValueError):
         return False  # a read-only cache, or a value marshal cannot hold: only costs speed
@@ -199,3 +240,264 @@ class atomic_dir:
                 import shutil
 
                 shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# What this process holds open, by key (the compiled index of a data version: its search tables
+# and card store are found through it, see atlas.opened)
+# ---------------------------------------------------------------------------------------------
+
+_HELD: Any = None  # a weakref.WeakValueDictionary, made on first use (weakref is not imported at start-up)
+
+
+def hold(key: str, value) -> None:
+    """Remember `value` (an object this process has open) under `key` while something else holds it."""
+    global _HELD
+    if _HELD is None:
+        import weakref
+
+        _HELD = weakref.WeakValueDictionary()
+    _HELD[key] = value
+
+
+def held(key: str):
+    """The object held under `key`, or None."""
+    return _HELD.get(key) if _HELD is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Locks: a process that uses a cache entry holds a shared lock on it; eviction takes the
+# exclusive lock without waiting, and skips what it cannot lock.
+# ---------------------------------------------------------------------------------------------
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: an open file cannot be removed there anyway
+    fcntl = None  # type: ignore[assignment]
+
+
+class Lock:
+    """An advisory lock (`flock`) on one file, created when missing. `shared()` waits;
+    `exclusive(timeout)` gives up after `timeout` seconds (0: at once). `stale()` is true when the
+    file was removed or replaced after it was opened (whoever removed it held it exclusively)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.fd = -1
+
+    def _open(self) -> None:
+        if self.fd < 0:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+
+    def _take(self, mode: int, timeout: float | None) -> bool:
+        self._open()
+        if fcntl is None:
+            return True
+        if timeout is None:
+            fcntl.flock(self.fd, mode)
+            return True
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= end:
+                    return False
+                time.sleep(0.02)
+
+    def shared(self, timeout: float | None = None) -> bool:
+        return self._take(fcntl.LOCK_SH if fcntl else 0, timeout)
+
+    def exclusive(self, timeout: float | None = 0) -> bool:
+        return self._take(fcntl.LOCK_EX if fcntl else 0, timeout)
+
+    def stale(self) -> bool:
+        try:
+            return os.fstat(self.fd).st_ino != os.stat(self.path).st_ino
+        except OSError:
+            return True
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing drops the lock
+            self.fd = -1
+
+    def __enter__(self) -> "Lock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def in_use(item: Path) -> list[Lock]:
+    """Take every lock of a cache entry exclusively, without waiting: the locks (held; release
+    them after removing the entry), or [] when a process holds one of them (the entry is in use)."""
+    locks: list[Lock] = []
+    candidates = sorted(item.glob("*.lock")) if item.is_dir() else [item.with_name(item.name + ".lock")]
+    for path in candidates:
+        if not path.exists():
+            continue
+        lock = Lock(path)
+        try:
+            taken = lock.exclusive(0)
+        except OSError:
+            taken = False
+        if not taken:
+            lock.release()
+            for held in locks:
+                held.release()
+            return []
+        locks.append(lock)
+    return locks or [Lock(item.with_name(item.name + ".lock"))]  # nothing to hold: free
+
+
+# ---------------------------------------------------------------------------------------------
+# What the cache holds, and cleaning it up
+# ---------------------------------------------------------------------------------------------
+
+MAX_BYTES = 2 << 30  # the default size cap ($ATLAS_CACHE_MAX_MB)
+MAX_OTHERS = 3  # data versions kept besides the current one ($ATLAS_CACHE_KEEP)
+LEGACY = ("atlas-", "cards-", "index-", "search-")  # the layout before the compiled index's store
+
+
+class Entry(NamedTuple):
+    """One item of the cache folder: a file or a folder, its kind (the name's first word), its
+    size in bytes, when it was last used (seconds since the epoch) and what it is about."""
+
+    name: str
+    kind: str
+    size: int
+    used: float
+    about: str
+
+
+def _size(item: Path) -> int:
+    if not item.is_dir():
+        try:
+            return item.stat().st_size
+        except OSError:
+            return 0
+    total = 0
+    for folder, _dirs, files in os.walk(item):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(folder, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def _used(item: Path) -> float:
+    try:
+        probe = item / "current" if item.is_dir() and (item / "current").exists() else item
+        return probe.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _about(item: Path) -> str:
+    if item.is_dir():
+        pointer = read(item / "current")
+        if isinstance(pointer, dict):
+            return str(pointer.get("root", ""))
+    return ""
+
+
+def entries(folder: Path | None = None) -> list[Entry]:
+    """Every item of the cache folder (lock files belong to their item), newest use first."""
+    folder = folder or cache_dir()
+    try:
+        items = [p for p in folder.iterdir() if not p.name.endswith(".lock")]
+    except OSError:
+        return []
+    out = [Entry(p.name, p.name.split("-", 1)[0].lstrip("."), _size(p), _used(p), _about(p)) for p in items]
+    return sorted(out, key=lambda e: (-e.used, e.name))
+
+
+def remove(item: Path) -> bool:
+    """Remove one cache entry unless a process holds it; True when it is gone."""
+    locks = in_use(item)
+    if not locks:
+        return False
+    try:
+        if item.is_dir():
+            import shutil
+
+            shutil.rmtree(item, ignore_errors=True)
+        else:
+            item.unlink(missing_ok=True)
+        for lock in locks:
+            lock.path.unlink(missing_ok=True)
+        return not item.exists()
+    except OSError:
+        return False
+    finally:
+        for lock in locks:
+            lock.release()
+
+
+def _limits() -> tuple[int, int]:
+    try:
+        max_bytes = int(float(os.environ.get("ATLAS_CACHE_MAX_MB", "")) * (1 << 20))
+    except ValueError:
+        max_bytes = MAX_BYTES
+    try:
+        others = int(os.environ.get("ATLAS_CACHE_KEEP", ""))
+    except ValueError:
+        others = MAX_OTHERS
+    return max_bytes, max(0, others)
+
+
+def evict(keep=(), folder: Path | None = None, max_bytes: int | None = None,
+          max_others: int | None = None) -> list[str]:
+    """Remove what the cache need not keep, oldest first, and return the names removed: the
+    layout of an older version, compiled indexes beyond the `max_others` most recently used
+    besides those named in `keep`, and anything beyond `max_bytes` in all. An entry a process
+    holds (see `Lock`) is never removed; the entries in `keep` neither."""
+    folder = folder or cache_dir()
+    default_bytes, default_others = _limits()
+    max_bytes = default_bytes if max_bytes is None else max_bytes
+    max_others = default_others if max_others is None else max_others
+    removed = []
+    total, others = 0, 0
+    for e in entries(folder):
+        item = folder / e.name
+        mine = e.name in keep
+        if not mine and e.kind == "store":
+            others += 1
+        over = e.name.startswith(LEGACY) or (not mine and (
+            (e.kind == "store" and others > max_others) or total + e.size > max_bytes))
+        if over and remove(item):
+            removed.append(e.name)
+        else:
+            total += e.size
+    return removed
+
+
+def clear(folder: Path | None = None) -> tuple[list[str], list[str]]:
+    """Remove every entry that no process holds: (removed, kept because in use)."""
+    folder = folder or cache_dir()
+    removed: list[str] = []
+    kept: list[str] = []
+    for e in entries(folder):
+        (removed if remove(folder / e.name) else kept).append(e.name)
+    return removed, kept
+
+
+def report(clear_it: bool = False, folder: Path | None = None) -> dict:
+    """What `atlas cache` shows: the folder, its size and entries (newest use first: name, kind,
+    bytes, last use as an ISO timestamp, the data folder a compiled index is of) and, when asked
+    to clear it, what was removed and what was kept because a process holds it."""
+    from datetime import datetime, timezone
+
+    folder = folder or cache_dir()
+    out: dict = {"folder": str(folder)}
+    if clear_it:
+        out["removed"], out["kept"] = clear(folder)
+    found = entries(folder)
+    out["bytes"] = sum(e.size for e in found)
+    out["entries"] = [{"name": e.name, "kind": e.kind, "bytes": e.size, "about": e.about,
+                       "used": datetime.fromtimestamp(e.used, timezone.utc).isoformat(timespec="seconds")}
+                      for e in found]
+    return out

@@ -20,38 +20,62 @@ def _problem(loaded: Loaded, loc, level, code, message, hint=""):
 
 
 def check_refs(loaded: Loaded) -> None:
+    """Every reference names a record of its kind (concept, hardware, flow, repository)."""
     atlas = loaded.atlas
-    names = {n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]}
+    names: dict[str, str] = {}
+
+    def all_names() -> dict[str, str]:  # for the hints only: built when a reference is wrong
+        if not names:
+            names.update({n: c.id for c in atlas.concepts for n in [c.id, *c.all_names()]})
+        return names
+
     for ref in loaded.refs:
-        if ref.kind == "concept":
-            if ref.target not in atlas.concept_by_id:
-                hint = suggest(ref.target, names, 1)
-                _problem(loaded, ref.loc, "error" if ref.what != "sighting concept" else "warning",
-                         "unknown-ref", f'{ref.what} "{ref.target}" is not a concept',
-                         f'did you mean "{hint[0]}"?' if hint else "")
-        elif ref.kind == "hardware":
-            c = atlas.concept_by_id.get(ref.target)
-            if c is None:
-                hint = suggest(ref.target, {k: v for k, v in names.items()
-                                            if atlas.concept_by_id[v].kind in HARDWARE_KINDS}, 1)
-                _problem(loaded, ref.loc, "error", "unknown-ref",
-                         f'{ref.what} "{ref.target}" is not a concept',
-                         f'did you mean "{hint[0]}"? (or use "any")' if hint else 'use a hardware id or "any"')
-            elif c.kind not in HARDWARE_KINDS:
-                _problem(loaded, ref.loc, "error", "wrong-kind",
-                         f'{ref.what} "{ref.target}" is a {c.kind}, not hardware or a system')
-        elif ref.kind == "flow":
-            if ref.target not in atlas.flow_by_id:
-                hint = suggest(ref.target, {f.id: f.id for f in atlas.flows}, 1)
-                _problem(loaded, ref.loc, "error", "unknown-ref", f'{ref.what} "{ref.target}" is not a flow',
-                         f'did you mean "{hint[0]}"?' if hint else "")
-        elif ref.kind == "repo":
-            if ref.target not in atlas.repo_by_id:
-                ids = {r.id: r.id for r in atlas.repositories}
-                hint = suggest(ref.target, ids, 1)
-                _problem(loaded, ref.loc, "error", "unknown-repo",
-                         f'{ref.what} "{ref.target}" is not listed in data/repositories/',
-                         f'did you mean "{hint[0]}"?' if hint else "add it to data/repositories/*.yaml")
+        check = _REF_CHECKS.get(ref.kind)
+        if check is not None:
+            check(loaded, ref, all_names)
+
+
+def _concept_ref(loaded: Loaded, ref, all_names) -> None:
+    if ref.target not in loaded.atlas.concept_by_id:
+        hint = suggest(ref.target, all_names(), 1)
+        _problem(loaded, ref.loc, "error" if ref.what != "sighting concept" else "warning",
+                 "unknown-ref", f'{ref.what} "{ref.target}" is not a concept',
+                 f'did you mean "{hint[0]}"?' if hint else "")
+
+
+def _hardware_ref(loaded: Loaded, ref, all_names) -> None:
+    atlas = loaded.atlas
+    c = atlas.concept_by_id.get(ref.target)
+    if c is None:
+        hint = suggest(ref.target, {k: v for k, v in all_names().items()
+                                    if atlas.concept_by_id[v].kind in HARDWARE_KINDS}, 1)
+        _problem(loaded, ref.loc, "error", "unknown-ref",
+                 f'{ref.what} "{ref.target}" is not a concept',
+                 f'did you mean "{hint[0]}"? (or use "any")' if hint else 'use a hardware id or "any"')
+    elif c.kind not in HARDWARE_KINDS:
+        _problem(loaded, ref.loc, "error", "wrong-kind",
+                 f'{ref.what} "{ref.target}" is a {c.kind}, not hardware or a system')
+
+
+def _flow_ref(loaded: Loaded, ref, all_names) -> None:
+    atlas = loaded.atlas
+    if ref.target not in atlas.flow_by_id:
+        hint = suggest(ref.target, {f.id: f.id for f in atlas.flows}, 1)
+        _problem(loaded, ref.loc, "error", "unknown-ref", f'{ref.what} "{ref.target}" is not a flow',
+                 f'did you mean "{hint[0]}"?' if hint else "")
+
+
+def _repo_ref(loaded: Loaded, ref, all_names) -> None:
+    atlas = loaded.atlas
+    if ref.target not in atlas.repo_by_id:
+        ids = {r.id: r.id for r in atlas.repositories}
+        hint = suggest(ref.target, ids, 1)
+        _problem(loaded, ref.loc, "error", "unknown-repo",
+                 f'{ref.what} "{ref.target}" is not listed in data/repositories/',
+                 f'did you mean "{hint[0]}"?' if hint else "add it to data/repositories/*.yaml")
+
+
+_REF_CHECKS = {"concept": _concept_ref, "hardware": _hardware_ref, "flow": _flow_ref, "repo": _repo_ref}
 
 
 def check_questions(loaded: Loaded) -> None:
@@ -138,19 +162,36 @@ def _find_cycles(loaded: Loaded, rtype: str, succ: dict) -> None:
 
 
 def check_relations(loaded: Loaded) -> None:
+    check_relation_pairs(loaded, loaded.atlas.relations())
+    check_lonely(loaded, loaded.atlas.concepts, loaded.atlas.touching)
+
+
+def check_relation_pairs(loaded: Loaded, relations) -> None:
+    """No relation of a concept to itself; a relation stated twice (in either direction, for a
+    symmetric type) is a warning at the second."""
     seen: dict = {}
-    for r in loaded.atlas.relations():
+    for r in relations:
         if r.source == r.target:
             _problem(loaded, r.loc, "error", "self-relation", f'"{r.source}" {r.type} itself')
             continue
-        key = (r.type, *sorted((r.source, r.target))) if r.type in SYMMETRIC else (r.type, r.source, r.target)
+        key = relation_key(r)
         if key in seen:
             _problem(loaded, r.loc, "warning", "duplicate-relation",
                      f"{r.source} {r.type} {r.target} is stated twice", f"first at {seen[key]}")
         else:
             seen[key] = r.loc
-    for c in loaded.atlas.concepts:
-        if not loaded.atlas.touching.get(c.id):
+
+
+def relation_key(r) -> tuple:
+    """What makes two relations the same statement: the type and both ends (unordered when the
+    type is symmetric)."""
+    return (r.type, *sorted((r.source, r.target))) if r.type in SYMMETRIC else (r.type, r.source, r.target)
+
+
+def check_lonely(loaded: Loaded, concepts, touching) -> None:
+    """A concept that no relation touches is a warning (`touching`: id -> relations)."""
+    for c in concepts:
+        if not touching.get(c.id):
             _problem(loaded, c.loc, "warning", "no-relation", f'concept "{c.id}" has no relation')
 
 

@@ -846,3 +846,30 @@ def _step_id(pins, flow_id: str, name: str) -> str:
     from .errors import AtlasError, Location
 
     raise AtlasError(f'flow {flow_id} has no step "{name}"', Location("source"), "its steps: " + ", ".join(steps))
+
+
+# ---------------------------------------------------------------------------------------------
+# atlas cache
+# ---------------------------------------------------------------------------------------------
+
+def cache(clear: bool = False, fmt: str = "text") -> Answer:
+    """`atlas cache [--clear]`: the cache folder, its size and entries; --clear removes every
+    entry no running process holds."""
+    from .cache import report
+
+    return answer(fmt, report(clear), _cache_text)
+
+
+def _cache_text(value: dict) -> str:
+    def size(n: int) -> str:
+        return f"{n / (1 << 20):.1f} MB" if n >= 1 << 20 else f"{n / 1024:.0f} KB"
+
+    lines = []
+    if "removed" in value:
+        lines.append(f"removed {len(value['removed'])} entries"
+                     + (f"; kept {len(value['kept'])} in use by a running process" if value["kept"] else ""))
+    lines.append(f"{value['folder']}: {size(value['bytes'])} in {len(value['entries'])} entries")
+    for e in value["entries"]:
+        lines.append(f"  {size(e['bytes']):>9}  {e['used'][:19].replace('T', ' ')}  {e['name']}"
+                     + (f"  ({e['about']})" if e["about"] else ""))
+    return terminal_safe("\n".join(lines))

@@ -667,6 +667,17 @@ _CLASSES = {"Lifecycle": Lifecycle, "Undated": Undated, "TestPlan": TestPlan, "A
             "ReleaseRule": ReleaseRule}
 
 
+def plain(record) -> dict:
+    """One record's plain form (marshal-able), as `Atlas.to_plain` stores it."""
+    return _plain(record)
+
+
+def unplain(what, data: dict):
+    """A record from its plain form: `what` is a list of the Atlas ("concepts", "sightings", ...)
+    or a record class (Relation)."""
+    return _unplain(_LISTS[what] if isinstance(what, str) else what, data)
+
+
 def _plain(obj):
     if obj is None or isinstance(obj, (str, int, bool, float)):
         return obj

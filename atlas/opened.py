@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import resolve
+from .cache import held
 from .index import load_keyed
 from .model import Atlas, Concept
 from .paths import data_dir as resolve_data_dir
@@ -122,7 +123,10 @@ class Opened:
         root = self.data_dir.resolve()
 
         def source() -> "sparqlstore.Source":
-            return sparqlstore.Source(lambda: self.atlas, root, self.key)
+            index = held(self.key)  # the compiled index of this version: its file hashes and records
+            if index is None:
+                return sparqlstore.Source(lambda: self.atlas, root, self.key)
+            return sparqlstore.Source(lambda: self.atlas, root, self.key, index.files, index.part, index.naming)
 
         try:
             return sparqlstore.open_version(root, self.key, source)

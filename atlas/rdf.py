@@ -330,7 +330,12 @@ def _api(g: Sink, atlas: Atlas, where, api: list | None) -> None:
     _names_symbols(g, atlas)
 
 
-def _names_symbols(g: Sink, atlas: Atlas) -> None:
+def _names_symbols(g: Sink, atlas: Atlas, naming: dict[str, list[tuple[str, str, str]]] | None = None) -> None:
+    if naming is not None:
+        for cid, named in naming.items():
+            for repo, kind, name in named:
+                g.add((concept_iri(cid), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
+        return
     index: dict = {}
     for sym in atlas.symbols:
         for key in {sym.name, sym.short}:
@@ -340,7 +345,7 @@ def _names_symbols(g: Sink, atlas: Atlas) -> None:
             g.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(sym.repo, sym.kind, sym.name)))
 
 
-def _api_by_file(atlas: Atlas, sink) -> None:
+def _api_by_file(atlas: Atlas, sink, naming: dict[str, list[tuple[str, str, str]]] | None = None) -> None:
     """The API triples by file: a repository's releases with its API history file; the symbols
     concepts name, and the naming, depend on the concept files and the histories together, so they
     go with the triples derived from the whole atlas (SCHEME_GRAPH, rebuilt on every update)."""
@@ -352,7 +357,7 @@ def _api_by_file(atlas: Atlas, sink) -> None:
     if whole is not None:
         for sym in atlas.symbols:
             _symbol(whole, atlas, atlas.surface_by_repo.get(sym.repo), sym, None)
-        _names_symbols(whole, atlas)
+        _names_symbols(whole, atlas, naming)
 
 
 def _releases(g: Sink, surface: ApiSurface, where) -> None:
@@ -471,12 +476,15 @@ def data_file(loc: Location | None) -> str:
     return loc.file.replace("\\", "/").split("/", 1)[-1]
 
 
-def graphs_by_file(atlas: Atlas, ontology: Graph | None = None, only: set[str] | None = None) -> dict:
+def graphs_by_file(atlas: Atlas, ontology: Graph | None = None, only: set[str] | None = None,
+                   naming: dict[str, list[tuple[str, str, str]]] | None = None) -> dict:
     """The triples of `build_graph`, grouped by the data file whose records produce them (relative
     paths, see `data_file`): a relation's inverse and skos:related triples go with the file that states
     the relation. The ontology's triples are under "ontology.ttl", what is derived from the whole atlas
     (the scheme and its kinds) under SCHEME_GRAPH. With `only`, just those keys are built. The union
-    of the values is `build_graph(atlas, ontology)`; a triple may be in more than one list."""
+    of the values is `build_graph(atlas, ontology)`; a triple may be in more than one list. `naming`
+    (concept id -> the (repository, kind, name) of each symbol it names), when given, stands for
+    naming the symbols from `atlas.concepts` (an atlas holding only some of the concepts)."""
     def want(key: str) -> bool:
         return only is None or key in only
 
@@ -502,7 +510,7 @@ def graphs_by_file(atlas: Atlas, ontology: Graph | None = None, only: set[str] |
             if target is not None:
                 emit(target, record)
     _timeline_by_file(atlas, sink)
-    _api_by_file(atlas, sink)
+    _api_by_file(atlas, sink, naming)
     return out
 
 

@@ -127,7 +127,7 @@ def concept(atlas: Atlas, term: str) -> Concept:
     several = len(prefix_owners(atlas, term)) > 1
     message = f'"{term}" is ambiguous: several concepts have names starting with it' if several \
         else f'no concept matches "{term}"'
-    raise NoMatch(message, Location("query"), hint, hints, term)
+    raise NoMatch(message, Location("query"), hint, [dict(h) for h in hints], term)
 
 
 def concepts(atlas: Atlas, terms: Iterable[str]) -> list[Concept]:

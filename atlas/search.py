@@ -16,8 +16,9 @@ words are only in its evidence sentences must hold a word that names something, 
 that only a pin's sentence shares are not offered as answers. A query is at most `MAX_CHARS`
 characters and `MAX_TERMS` distinct words (`QueryTooLong`, a usage error).
 
-The index is a file derived from the compiled index (same key); `build` writes it, `open_index`
-reads it or builds it in memory.
+The index's tables live in the compiled index's database (atlas.index), one document per record,
+added and removed per data file as files change (`add_documents`, `remove_documents`); `build`
+makes one in memory for an atlas in hand, `open_index` finds the compiled index's.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from .text import norm, squash, width
 from .views import search_documents
 from .tokens import STOPWORDS, query_tokens, tokens  # noqa: F401  (the tokeniser, re-exported)
 
-FORMAT = 1
+FORMAT = 2
 COLUMNS = ("names", "head", "body", "evidence")
 WEIGHTS = (10.0, 4.0, 1.0, 0.5)
 TYPE_ORDER = {"concept": 0, "flow": 1, "claim": 2, "repo": 3}
@@ -106,78 +107,105 @@ def _has_cjk(text: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 _SCHEMA = (
-    "CREATE VIRTUAL TABLE fts USING fts5(names, head, body, evidence, "
+    # contentless: the tokens are not stored twice; a row is deleted by giving its tokens again,
+    # recomputed from the texts kept in `doc` (see remove_documents)
+    "CREATE VIRTUAL TABLE fts USING fts5(names, head, body, evidence, content='', "
     "tokenize='unicode61 remove_diacritics 0')",
     "CREATE TABLE doc (rowid INTEGER PRIMARY KEY, type TEXT, id TEXT, name_en TEXT, name_zh TEXT, "
     "texts BLOB)",
+    "CREATE INDEX doc_id ON doc(type, id)",
     "CREATE TABLE key (key TEXT, rowid INTEGER)",
     "CREATE INDEX key_key ON key(key)",
+    "CREATE INDEX key_rowid ON key(rowid)",
 )
 
 
-def _fill(con, atlas) -> None:
-    import marshal
-
+def create(con) -> None:
+    """The search tables, in an empty database."""
     for sql in _SCHEMA:
         con.execute(sql)
-    for rowid, d in enumerate(search_documents(atlas), 1):
-        toks = {col: [(lang, t, tokens(t)) for lang, t in d[col]] for col in COLUMNS}
-        cols = [" ".join(" ".join(tk) for _, _, tk in toks[col]) for col in COLUMNS]
-        con.execute("INSERT INTO fts(rowid, names, head, body, evidence) VALUES (?, ?, ?, ?, ?)",
-                    (rowid, *cols))
-        texts = [(col, lang, t, " ".join(dict.fromkeys(tk))) for col in COLUMNS
-                 for lang, t, tk in toks[col]]
-        con.execute("INSERT INTO doc VALUES (?, ?, ?, ?, ?, ?)",
-                    (rowid, d["type"], d["id"], d["name"]["en"], d["name"]["zh"], marshal.dumps(texts)))
-        keys = {k for name in d["keys"] if name for k in (norm(name), squash(name)) if k}
-        con.executemany("INSERT INTO key VALUES (?, ?)", [(k, rowid) for k in sorted(keys)])
-    con.commit()
 
 
-def index_path(key: str):
-    """The index file of one compiled index (whose key covers the data and all the code)."""
+def _columns(texts, tokenized=None) -> list[str]:
+    """The FTS5 column values (space-separated tokens) of a document's texts [(col, lang, text)]
+    (`tokenized`: the tokens of each text, when known)."""
+    by_col: dict[str, list[str]] = {col: [] for col in COLUMNS}
+    for i, (col, _lang, text, *_) in enumerate(texts):
+        by_col[col].append(" ".join(tokenized[i] if tokenized is not None else tokens(text)))
+    return [" ".join(by_col[col]) for col in COLUMNS]
+
+
+def _texts(blob) -> list:
+    """A document's texts [(col, lang, text, its distinct tokens)] from its checksummed row."""
     from . import cache
 
-    return cache.path("search", key, f"-{FORMAT}.sqlite")
+    return cache.unpack(blob)
+
+
+def add_documents(con, docs) -> None:
+    """Index documents (see `documents`); a document's old row must have been removed first."""
+    from . import cache
+
+    for d in docs:
+        texts = [(col, lang, t) for col in COLUMNS for lang, t in d[col]]
+        tokenized = [tokens(t) for _col, _lang, t in texts]
+        kept = [(*x, " ".join(dict.fromkeys(tk))) for x, tk in zip(texts, tokenized)]  # (for snippets)
+        cur = con.execute("INSERT INTO doc (type, id, name_en, name_zh, texts) VALUES (?, ?, ?, ?, ?)",
+                          (d["type"], d["id"], d["name"]["en"], d["name"]["zh"], cache.pack(kept)))
+        rowid = cur.lastrowid
+        con.execute("INSERT INTO fts(rowid, names, head, body, evidence) VALUES (?, ?, ?, ?, ?)",
+                    (rowid, *_columns(texts, tokenized)))
+        keys = {k for name in d["keys"] if name for k in (norm(name), squash(name)) if k}
+        con.executemany("INSERT INTO key VALUES (?, ?)", [(k, rowid) for k in sorted(keys)])
+
+
+def remove_documents(con, typ: str, ident: str) -> None:
+    """Drop the document of one record (type, id) from the index, if it is there."""
+    from . import cache
+
+    rows = con.execute("SELECT rowid, texts FROM doc WHERE type = ? AND id = ?", (typ, ident)).fetchall()
+    for rowid, blob in rows:
+        con.execute("INSERT INTO fts(fts, rowid, names, head, body, evidence) VALUES ('delete', ?, ?, ?, ?, ?)",
+                    (rowid, *_columns(cache.unpack(blob))))
+        con.execute("DELETE FROM key WHERE rowid = ?", (rowid,))
+        con.execute("DELETE FROM doc WHERE rowid = ?", (rowid,))
 
 
 def build(atlas, key: str | None = None):
-    """Write the search index of `atlas` next to the compiled index (key given), or keep it in
-    memory (no key, or the cache cannot be written). Returns an open `SearchIndex`."""
+    """A search index of `atlas` in memory (for an atlas in hand; the compiled index keeps its own
+    in its database, updated per data file: see atlas.update). `key` is ignored (kept for callers
+    of the former file-per-key index). Returns an open `SearchIndex`."""
     import sqlite3
 
-    if key is not None:
-        path = index_path(key)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if tmp.exists():
-                tmp.unlink()
-            con = sqlite3.connect(tmp)
-            _fill(con, atlas)
-            con.close()
-            os.replace(tmp, path)
-            return SearchIndex(sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
-        except (OSError, sqlite3.Error):
-            pass  # a read-only cache only costs speed
     con = sqlite3.connect(":memory:", check_same_thread=False)
-    _fill(con, atlas)
+    create(con)
+    add_documents(con, search_documents(atlas))
+    con.commit()
     return SearchIndex(con)
 
 
 def open_index(key: str, materialise):
-    """The search index for the compiled index `key`; built (from `materialise()`) when missing."""
-    import sqlite3
+    """The search index of the compiled index `key` (its own tables, when this process opened
+    it); else one built in memory from `materialise()`."""
+    from . import cache
 
-    path = index_path(key)
-    if path.is_file():
-        try:
-            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-            con.execute("SELECT 1 FROM doc LIMIT 1")
-            return SearchIndex(con)
-        except sqlite3.Error:
-            pass
-    return build(materialise(), key)
+    found = cache.held(key)
+    if found is not None:
+        return found.search
+    return build(materialise())
+
+
+def index_path(key: str):
+    """The database file holding the search index of the compiled index `key`, which another
+    thread may open read-only (it does not change while this process holds it); a path that does
+    not exist when the index is in memory."""
+    from pathlib import Path
+
+    from . import cache
+
+    found = cache.held(key)
+    path = found.path if found is not None else None
+    return path or Path(os.devnull + ".in-memory.sqlite")
 
 
 class SearchIndex:
@@ -295,14 +323,12 @@ class SearchIndex:
         """Give each hit the snippet that shows why it matched (and drop its row id)."""
         if not hits:
             return
-        import marshal
-
         marks = ",".join("?" * len(hits))
         blobs = dict(self.con.execute(f"SELECT rowid, texts FROM doc WHERE rowid IN ({marks})",
                                       [h["_rowid"] for h in hits]))
         cjk = _has_cjk(text)
         for h in hits:
-            h["snippet"] = snippet(marshal.loads(blobs[h.pop("_rowid")]), query, cjk)
+            h["snippet"] = snippet(_texts(blobs[h.pop("_rowid")]), query, cjk)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ import marshal
 import os
 import shutil
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from . import cache
 from .errors import AtlasError, Location
@@ -177,12 +177,21 @@ class Source:
     The file digests come from the files on disk, which may have changed since `key` was computed (a
     concurrent edit): they are used only when they add up to `key` (`cache.digest_files`, `cache.data_key`),
     else the version is built whole and records no digests, so no later update trusts it.
-    Hook: when the index records each file's content hash with the version, `digests` reads them there."""
 
-    def __init__(self, load: Callable, root: Path, key: str):
+    The compiled index knows each file's content hash for the version `key` names: given `files`
+    (a function giving {path under the folder: content hash} of that version), `digests` reads them
+    there and hashes nothing; given `part` (a function giving the records of some files with every
+    repository and the timeline), an update builds the changed files' graphs from those records
+    instead of the whole atlas, and given `naming` too (concept id -> the symbols it names), the
+    naming triples from it."""
+
+    def __init__(self, load: Callable, root: Path, key: str, files: Callable[[], dict] | None = None,
+                 part: Callable[[set], object] | None = None, naming: Callable[[], dict] | None = None):
         self.load, self.root, self.key = load, root, key
+        self.files, self.part, self.naming = files, part, naming
         self._atlas = None
         self._ontology = None
+        self._part: tuple[set, Any] | None = None
 
     def atlas(self):
         if self._atlas is None:
@@ -202,13 +211,25 @@ class Source:
         return self._ontology
 
     def base_key(self) -> str:
-        urls = sorted((r.id, r.urls[0] if r.urls else "") for r in self.atlas().repositories)
+        repositories = (self._partial(set()) if self.part is not None else self.atlas()).repositories
+        urls = sorted((r.id, r.urls[0] if r.urls else "") for r in repositories)
         h = hashlib.sha256(cache.code_key().encode())
         h.update(cache.file_crc(self.root / "ontology.ttl").encode())
         h.update(repr(urls).encode())
         return h.hexdigest()[:24]
 
+    def _partial(self, only: set):
+        if self._part is None or not only <= self._part[0]:
+            assert self.part is not None
+            self._part = (set(only), self.part(only))
+        return self._part[1]
+
     def digests(self) -> dict | None:
+        if self.files is not None:
+            return dict(self.files(), **{"ontology.ttl": cache.file_crc(self.root / "ontology.ttl")})
+        return self._hashed()
+
+    def _hashed(self) -> dict | None:
         from .walk import list_files
 
         names = [f[0] for f in list_files(self.root).files]
@@ -229,6 +250,9 @@ class Source:
     def graphs(self, only: set | None) -> dict:
         from .rdf import graphs_by_file
 
+        if only is not None and self.part is not None:  # (the concepts naming symbols are not all in it)
+            return graphs_by_file(self._partial(only), self.ontology(), only,
+                                  self.naming() if self.naming is not None else None)
         return graphs_by_file(self.atlas(), self.ontology(), only)
 
     def nquads(self) -> bytes:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from .text import norm
 
@@ -274,26 +274,29 @@ def _one(found) -> str | None:
 
 class _Keys(NamedTuple):
     """The name keys spotting looks up, beyond the name indexes: the parts of bracketed names, and
-    all keys sorted (a stretch of text that starts no name is not extended)."""
+    whether some key starts with a stretch of text (one that starts no name is not extended)."""
 
     parts: dict[str, set[str]]
     loose_parts: dict[str, set[str]]
-    ordered: list[str]
-    loose_ordered: list[str]
+    starts: Callable[[str], bool]
+    loose_starts: Callable[[str], bool]
 
 
 _KEYS: dict[int, _Keys] = {}
 
 
-def name_keys(exact: dict, loose: dict) -> _Keys:
+def name_keys(exact: Any, loose: Any) -> _Keys:
     """A name with a part in brackets is also named by each part: "弹性分发（elastic dispatch）" by
     弹性分发, "aclshmem_putmem_signal (put with signal)" by "put with signal" ({part: ids}, folded
     as names and loosely; a part that is a whole name of another concept is that concept's); and
-    every key, sorted. Computed once per name index (about a millisecond)."""
-    known = _KEYS.get(id(exact))
+    a prefix test over every key. Computed once per name index (about a millisecond). A lookup kept
+    in a database (the compiled index's, with `bracketed()` and `starting(prefix)`) is not read
+    whole: only its bracketed names are, and prefixes are asked of it."""
+    stored = hasattr(exact, "starting")
+    known = getattr(exact, "understood", None) if stored else _KEYS.get(id(exact))
     if known is None:
         parts: dict[str, set[str]] = {}
-        for name, ids in exact.items():
+        for name, ids in (exact.bracketed() if stored else exact.items()):
             cut = name.find("(")
             if cut > 0 and name.endswith(")"):
                 for part in (name[:cut].strip(), name[cut + 1:-1].strip()):
@@ -302,8 +305,15 @@ def name_keys(exact: dict, loose: dict) -> _Keys:
         loose_parts: dict[str, set[str]] = {}
         for part, ids in parts.items():
             loose_parts.setdefault(_LOOSE.sub("", part), set()).update(ids)
-        known = _KEYS[id(exact)] = _Keys(parts, loose_parts, sorted({*exact, *parts}),
-                                         sorted({*loose, *loose_parts}))
+        if stored:
+            own, loose_own = sorted(parts), sorted(loose_parts)
+            known = _Keys(parts, loose_parts, lambda t: exact.starting(t) or _starts_a_key(own, t),
+                          lambda t: loose.starting(t) or _starts_a_key(loose_own, t))
+            exact.understood = known
+        else:
+            ordered, loose_ordered = sorted({*exact, *parts}), sorted({*loose, *loose_parts})
+            known = _KEYS[id(exact)] = _Keys(parts, loose_parts, lambda t: _starts_a_key(ordered, t),
+                                             lambda t: _starts_a_key(loose_ordered, t))
     return known
 
 
@@ -326,7 +336,7 @@ def _names(folded: str, names: dict[str, Any]) -> list[tuple[int, int, str]]:
         for end in bounds[a + 1:]:
             key = folded[start:end]
             squashed = _LOOSE.sub("", key)
-            if not _starts_a_key(keys.ordered, key) and not _starts_a_key(keys.loose_ordered, squashed):
+            if not keys.starts(key) and not keys.loose_starts(squashed):
                 break  # no name starts with this stretch, nor with a longer one
             if folded[end - 1] == " ":
                 continue

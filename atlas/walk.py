@@ -22,12 +22,13 @@ from .bounded import DATA_FILE
 from .errors import AtlasError, Location, Problem
 
 SUFFIXES = (".yaml", ".yml", ".jsonl")
-MAX_ENTRIES = 20_000  # names looked at; the bundled atlas has a few hundred
+MAX_ENTRIES = 200_000  # names looked at; the bundled atlas has a few hundred, a grown one 30,000 and more
 
 
 class Listing(NamedTuple):
     files: list[tuple[str, int, int]]  # (path relative to the folder, size, mtime in ns), sorted
     problems: list[Problem]
+    folders: list[str] = []  # every folder listed, relative to the folder ("" is the folder itself)
 
 
 def refuse_root(root: Path) -> None:
@@ -50,6 +51,7 @@ class _Walker:
         self.problems: list[Problem] = []
         self.seen: set[tuple[int, int]] = set()
         self.linked: list[str] = []  # folders reached through a link, walked after the real ones
+        self.folders: list[str] = []
         self.count = 0
 
     def problem(self, rel: str, code: str, message: str, hint: str = "") -> None:
@@ -79,7 +81,7 @@ class _Walker:
             if not self.folder(rel, stack):
                 break
         self.files.sort()
-        return Listing(self.files, self.problems)
+        return Listing(self.files, self.problems, sorted(self.folders))
 
     def enter(self, rel: str, stack: list) -> None:
         """Walk a folder reached through a link, unless it was walked already."""
@@ -103,6 +105,7 @@ class _Walker:
         except OSError as exc:
             self.failed(rel or ".", exc, "unreadable-folder", "cannot read folder")
             return True
+        self.folders.append(rel)
         for e in entries:
             if e.name.startswith("."):
                 continue

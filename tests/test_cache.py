@@ -47,7 +47,7 @@ def _append(module: Path, code: str) -> None:
 def test_changed_card_code_is_seen_at_once(installed, mini):
     before = json.loads(installed("query", "bus-x", "--format", "json", "--data", str(mini)))
     assert "edited" not in before
-    assert list(installed.cache.glob("cards-*/bus-x.marshal"))  # the card store is filled
+    assert list(installed.cache.glob("store-*/*.cards/bus-x.marshal"))  # the card store is filled
     _append(installed.package / "views.py",
             "_card = card\n\n\ndef card(*args, **kwargs):\n"
             "    return dict(_card(*args, **kwargs), edited=True)\n")

@@ -1,35 +1,35 @@
-"""The compiled index: reused while data is unchanged, rebuilt when content changes."""
+"""The compiled index: reused while data is unchanged, updated when content changes."""
 from __future__ import annotations
 
 import os
 
-from atlas import index
+from atlas import index, loader
 from atlas.paths import cache_dir
 
 
 def test_cache_reused_and_invalidated(mini):
     first = index.load_atlas(mini)
     assert first.concept("bus-x").names.en == "Bus X"
-    cache_files = list(cache_dir().glob("atlas-*.marshal"))
-    assert cache_files
+    assert list(cache_dir().glob("store-*/*.sqlite"))
     f = mini / "concepts" / "x" / "bus-x.yaml"
     f.write_text(f.read_text().replace("Bus X", "Bus Ten"), encoding="utf-8")
     assert index.load_atlas(mini).concept("bus-x").names.en == "Bus Ten"
 
 
-def test_touch_without_change_keeps_content_hash(mini, monkeypatch):
+def test_touch_without_change_reads_nothing_again(mini, monkeypatch):
     index.load_atlas(mini)
     f = mini / "concepts" / "x" / "bus-x.yaml"
     os.utime(f, ns=(1, 1))
     calls = []
-    real = index._build
-    monkeypatch.setattr(index, "_build", lambda root: calls.append(root) or real(root))
+    real = loader.read_file
+    monkeypatch.setattr(loader, "read_file", lambda *a, **k: calls.append(a) or real(*a, **k))
     index.load_atlas(mini)
-    assert calls == []  # same content hash: no rebuild
+    assert calls == []  # same content hash: nothing parsed again
 
 
 def test_corrupt_cache_is_ignored(mini):
     index.load_atlas(mini)
-    for f in cache_dir().glob("atlas-*.marshal"):
+    index.forget()
+    for f in cache_dir().glob("store-*/*.sqlite"):
         f.write_bytes(b"\x00garbage")
     assert index.load_atlas(mini).concept("lib-s").kind == "library"

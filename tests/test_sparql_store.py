@@ -11,15 +11,17 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import unquote
 
 import pyoxigraph as ox
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from atlas import commands, sparqlstore
 from atlas.rdf import build_graph, serialize
 from atlas.index import load_atlas
 from conftest import MINI
+from test_incremental import api_text
 
 QUERY_COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
 
@@ -48,7 +50,7 @@ def triples_and_graphs(data: Path) -> dict[str, str]:
     for line in dump(data):
         triple, graph = line[:-2].rsplit(" <", 1)
         assert triple not in held, f"{triple} is in two graphs"
-        held[triple] = graph.rstrip(">")[len(sparqlstore.GRAPHS):]
+        held[triple] = unquote(graph.rstrip(">")[len(sparqlstore.GRAPHS):])  # (a graph's name is an IRI)
     onto = Graph().parse(data / "ontology.ttl")
     stating: dict[str, set] = {}
     for key, items in graphs_by_file(load_atlas(data), onto).items():
@@ -114,12 +116,24 @@ def _edit(data: Path, edit: tuple) -> None:
     elif kind == "claim":
         path = data / "claims" / "claims.yaml"
         path.write_text(path.read_text(encoding="utf-8") + f"\n# edit {arg}\n", encoding="utf-8")
+    elif kind == "api":  # an API history: the symbols concepts name, its releases
+        path = data / "api" / "example+hccl.jsonl"
+        path.parent.mkdir(exist_ok=True)
+        names = [["T_LIB_C", "Lib C"], ["T_LIB_C"], ["Bus X", "lib_put"], []][arg % 4]
+        path.write_text(api_text("example/hccl", names, "none" if arg % 2 else "2025-05-01T00:00:00Z"),
+                        encoding="utf-8")
+    elif kind == "api-list":  # a concept names a symbol by its api: list
+        path = data / "concepts" / "x" / "net-y.yaml"
+        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if not ln.startswith("api:")]
+        path.write_text("\n".join(lines + (["api: [lib_put]"] if arg % 2 else [])) + "\n", encoding="utf-8")
 
 
-EDITS = st.tuples(st.sampled_from(["rename", "add", "remove", "repo-url", "claim"]), st.integers(0, 5))
+EDITS = st.tuples(st.sampled_from(["rename", "add", "remove", "repo-url", "claim", "api", "api-list"]),
+                  st.integers(0, 5))
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example([("api", 2), ("api-list", 1), ("rename", 1), ("api", 0), ("rename", 0)])  # the naming outlives edits
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(EDITS, min_size=1, max_size=4))
 def test_updates_agree_with_a_full_build_after_every_edit(tmp_path, monkeypatch, edits):
     data = tmp_path / f"data-{os.urandom(4).hex()}"

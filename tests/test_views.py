@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import atlas
 from atlas import markdown, render, views
-from atlas.cards import CardStore, _write
+from atlas.cards import CardStore
+from atlas.index import from_atlas
 from atlas.htmlmap.pages import Lookups, concept_page
 from atlas.htmlmap.site import build_explorer_network, explorer_card, explorer_data
 from atlas.mcpserver import AtlasTools
@@ -153,13 +154,11 @@ def test_every_face_shows_the_same_facts(tmp_path_factory, a, data):
     card = views.card(a, c)
     questions = views.question_names(a)
     everything = views.everything(a)
-    store_dir = tmp_path_factory.mktemp("cards")
-    names = _write(store_dir, a)
     tools = AtlasTools()
     tools._opened = _Held(a)
     faces = {
         "json": to_json(card),
-        "card store": to_json(CardStore(store_dir, names, lambda: a).card(c.id)),
+        "card store": to_json(CardStore(from_atlas(a)).card(c.id)),
         "terminal": render.card(card, questions, "all"),
         "markdown": markdown.card(card, questions),
         "mcp": to_json(tools.card(c.id)),

@@ -5,12 +5,10 @@ from the stamp without rebuilding the atlas or starting git; any difference runs
 """
 from __future__ import annotations
 
-import marshal
-import os
 from pathlib import Path
 
 from ..errors import AtlasError
-from ..cache import crc
+from ..cache import crc, read, write
 from ..paths import cache_dir
 from . import locate
 from .report import RefreshReport, RepoRow
@@ -44,10 +42,7 @@ def _heads(root: Path, branches: dict[str, str]) -> dict | None:
 
 def check(data_dir, key: str, root: Path, cutoff, repo_ids=(), concept_ids=(), allow_shallow=False):
     """The report of the remembered no-op run when nothing changed since; else None."""
-    try:
-        stamp = marshal.loads(_path(data_dir).read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
+    stamp = read(_path(data_dir))  # checksummed: a damaged stamp is a miss
     if not isinstance(stamp, dict) or stamp.get("key") != key or \
             stamp.get("args") != _args(root, cutoff, repo_ids, concept_ids, allow_shallow):
         return None
@@ -76,10 +71,4 @@ def remember(data_dir, key: str, root: Path, cutoff, repo_ids, concept_ids, allo
         return
     stamp = {"key": key, "args": _args(root, cutoff, repo_ids, concept_ids, allow_shallow),
              "branches": branches, "heads": heads, "report": report.to_plain()}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(stamp))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    write(path, stamp)  # atomic and checksummed; a cache that cannot be written only costs speed
