@@ -207,6 +207,22 @@ def test_a_new_tag_is_a_new_release_and_nothing_new_writes_nothing(world):
     assert [x["name"] for x in rows if x["type"] == "release"][-1] == "v1.2.0"
 
 
+def test_the_map_replaces_and_removes_the_api_pages_it_wrote(world, tmp_path):
+    """The API pages are the map's own (its manifest): after a new release a second `atlas map` into
+    the same folder replaces them, and the page of a repository without an API history any more goes."""
+    d, site = str(world["data"]), tmp_path / "site"
+    assert atlas("map", "-o", str(site), "--data", d).returncode == 0
+    git(world["clone"], "tag", "v1.2.0")
+    assert atlas("refresh", "--data", d, "--repos", str(world["repos"])).returncode in (0, 1)
+    out = atlas("map", "-o", str(site), "--data", d)
+    assert out.returncode == 0, out.stderr
+    assert "v1.2.0" in (site / "api" / "example+shmem.html").read_text("utf-8")
+    (world["data"] / "api" / "example+shmem.jsonl").unlink()
+    out = atlas("map", "-o", str(site), "--data", d)
+    assert out.returncode == 0, out.stderr
+    assert not (site / "api" / "example+shmem.html").exists() and (site / "api" / "index.html").is_file()
+
+
 def test_the_rdf_export_holds_releases_and_named_symbols(world):
     d = str(world["data"])
     nt = atlas("export", "--format", "nt", "--data", d).stdout

@@ -34,10 +34,15 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def real_site(tmp_path_factory) -> Path:
-    from atlas.index import load_atlas
+    """The site of the bundled data as `atlas map` builds it (commands.site): with the API pages of
+    the API store (no clone, so no source pages)."""
+    from atlas.opened import Opened
 
     out = tmp_path_factory.mktemp("real")
-    build_site(load_atlas(ROOT / "data"), out)
+    with pytest.MonkeyPatch.context() as mp:  # conftest.py sets the private cache per test: too late here
+        mp.setenv("ATLAS_CACHE", str(tmp_path_factory.getbasetemp() / "atlas-cache"))
+        opened = Opened(ROOT / "data")
+        build_site(opened.atlas, out, api=[opened.api.page(r) for r in opened.api.repos()])
     return out
 
 
@@ -98,7 +103,8 @@ PAGES = [("index.html", "atlasOverview", ""), ("table.html", None, ""), ("map.ht
          ("flow-full-mesh-dispatch-path.html", "atlasFlow", "#step=scan-and-ring"),
          ("flow-mooncake-ascend-paths.html", "atlasFlow", ""), ("repos.html", None, ""),
          ("repos/hicann/hccl.html", None, ""), ("seed.html", None, "#page-8"),
-         ("concepts/hccs.html", None, ""), ("explorer.html", "atlasMap", "#concept=hccs")]
+         ("concepts/hccs.html", None, ""), ("explorer.html", "atlasMap", "#concept=hccs"),
+         ("api/index.html", None, ""), ("api/hicann+shmem.html", "atlasApi", "")]
 
 
 @pytest.mark.parametrize("name,hook,frag", PAGES, ids=[p[0] for p in PAGES])

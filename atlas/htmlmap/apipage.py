@@ -16,13 +16,15 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..views import ApiPage
-from .common import SITE_TITLE, asset, csp_hash, env, script_json
+from ..views import LABELS, ApiPage
+from .common import SITE_TITLE, asset, document_page, script_json
 
 FOLDER = "api"
 PAGE_ROWS = 100
-MARKS = {"first": ("★", "first release"), "present": ("✓", "present"), "changed": ("Δ", "signature changed"),
-         "removed": ("✗", "removed"), "absent": ("·", "absent")}
+# a release column's state: its glyph, its class (st-<class>) and its words in both languages
+MARKS = {"first": ("★", "first", "first release", "首个发布"), "present": ("✓", "present", "present", "存在"),
+         "changed": ("Δ", "signature", "signature changed", "签名改变"),
+         "removed": ("✗", "removed", "removed", "已移除"), "absent": ("·", "absent", "absent", "不存在")}
 
 
 def page_file(repo: str) -> str:
@@ -65,13 +67,9 @@ def _declaration_href(path: str, line: int, local: dict[str, str], base: str, he
     return f"{local[path]}#L{line}" if path in local else f"{base}/blob/{head}/{path}#L{line}"
 
 
-def _render(template: str, title: str, root: str, script: str, **context) -> str:
-    code = asset(script) if script else ""
-    csp = ("default-src 'none'; script-src " + (csp_hash(code) if code else "'none'") +
-           "; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
-    return env().get_template(template).render(
-        title=title, lang="en", csp=Markup(csp), style=Markup(asset("pages.css") + asset("api.css")),
-        script=Markup(code) if code else "", vis="", root=root, current="api", site=SITE_TITLE, **context)
+def _render(template: str, title: str, script: str, **context) -> str:
+    """A document page of the API (the language switch remembered, then `script`)."""
+    return document_page(template, title, "../", "api", script, extra_css=Markup(asset("api.css")), **context)
 
 
 def local_sources(repo: str, head: str, paths: set[str], sources: dict[str, str]) -> dict[str, str]:
@@ -90,15 +88,16 @@ def repo_page(page: ApiPage, sources: dict[str, str] | None = None) -> str:
     rows = _rows(page)
     local = local_sources(s["repo"], s["cutoff_head"], {r[10] for r in rows if r[10]}, sources or {})
     data = {"base": page["base"], "head": s["cutoff_head"], "releases": [r["name"] for r in s["releases"]],
-            "rows": rows, "pageRows": PAGE_ROWS, "source": local}
+            "rows": rows, "pageRows": PAGE_ROWS, "source": local, "marks": MARKS,
+            "labels": {"kind": LABELS["api_kind"], "precision": LABELS["precision"]}}
     first = [dict(zip(("name", "kind", "day", "sha", "precision", "release", "rels", "removed", "signature",
                        "concepts", "path", "line"), r)) for r in rows[:PAGE_ROWS]]
     for r in first:
         r["cols"] = [MARKS[c] for c in columns(r["rels"])]
         r["href"] = _declaration_href(r["path"], r["line"], local, page["base"], s["cutoff_head"])
     kinds = sorted({r[1] for r in rows})
-    return _render("api.html", f"Public API of {s['repo']} \u00b7 {SITE_TITLE['en']}", "../", "api.js",
-                   s=s, base=page["base"], first=first, total=len(rows), kinds=kinds, marks=MARKS,
+    return _render("api.html", f"Public API of {s['repo']} \u00b7 {SITE_TITLE['en']}", "api.js",
+                   s=s, base=page["base"], first=first, total=len(rows), kinds=kinds, kind_names=LABELS["api_kind"],
                    data=Markup(script_json(data)), page_rows=PAGE_ROWS)
 
 
@@ -106,7 +105,7 @@ def index_page(pages: list[ApiPage]) -> str:
     repos = [{"repo": p["summary"]["repo"], "file": page_file(p["summary"]["repo"])[len(FOLDER) + 1:],
               "symbols": p["summary"]["symbols"], "kinds": p["summary"]["kinds"],
               "releases": len(p["summary"]["releases"]), "cutoff": p["summary"]["cutoff"]} for p in pages]
-    return _render("apiindex.html", f"Public API \u00b7 {SITE_TITLE['en']}", "../", "", repos=repos)
+    return _render("apiindex.html", f"Public API \u00b7 {SITE_TITLE['en']}", "", repos=repos)
 
 
 def api_pages(pages: list[ApiPage], out: Path, sources: dict[str, str] | None = None) -> list[tuple[Path, str]]:

@@ -9,7 +9,8 @@ run changes nothing):
 - the manifest is a record, not an authority: a file is replaced or removed only when its name is
   one the map gives its pages (`PAGE_NAME`: index.html, table.html, map.html, timeline.html,
   explorer.html, flows.html, repos.html, seed.html, repos/<owner>/<name>.html,
-  concepts/<id>.html, flow-<id>.html, code-<id>.html, vis-network.min.js, source/...html) *and*
+  concepts/<id>.html, flow-<id>.html, code-<id>.html, api/index.html, api/<owner>+<name>.html,
+  vis-network.min.js, source/...html) *and*
   its bytes are the bytes the manifest records. An entry of any other name is ignored (and
   dropped from the next manifest), so a manifest that lists `notes.txt` never costs the user that file;
 - a page the manifest lists is replaced (or, when the site no longer has it, removed) if its bytes
@@ -48,9 +49,10 @@ MANIFEST = "atlas-map.json"
 LOCK = ".atlas-map.lock"
 _ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # model.ID_RE: a concept or flow id
 _REPO = r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*"  # model.REPO_RE: owner/name
+_API = _REPO.replace("/", r"\+")  # htmlmap.apipage.page_file: api/<owner>+<name>.html
 _SEGMENT = r"(?!\.\.?/)[A-Za-z0-9._+@-]+"  # a source page's path segment (htmlmap.source.source_file), never . or ..
 PAGE_NAME = re.compile(rf"(?:index|table|map|timeline|explorer|flows|repos|seed)\.html|concepts/{_ID}\.html"
-                       rf"|(?:flow|code)-{_ID}\.html|repos/{_REPO}\.html|vis-network\.min\.js"
+                       rf"|(?:flow|code)-{_ID}\.html|repos/{_REPO}\.html|api/(?:index|{_API})\.html|vis-network\.min\.js"
                        rf"|source/(?:{_SEGMENT}/)+{_SEGMENT}\.html")
 _MAX_MANIFEST = 16 * 1024 * 1024  # bytes read of a manifest at most (the bundled atlas's is 20 KB)
 _FORMAT = 1

@@ -1,6 +1,8 @@
 /* The API page of one repository: filters and pages over the symbols carried in the page's JSON
    block. Only one page of rows is in the document at a time (a repository may have tens of
-   thousands of symbols). Text goes in with textContent; links are built from the page's own data. */
+   thousands of symbols). Text goes in with textContent; links are built from the page's own data.
+   Our words go in both languages (AtlasLang.both: .en and .zh spans, the switch shows one);
+   symbol names, signatures, releases and concept ids are identifiers (translate="no"). */
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("atlas-data").textContent);
@@ -11,8 +13,7 @@
   var pager = document.getElementById("pager");
   var f = { text: document.getElementById("f-text"), kind: document.getElementById("f-kind"),
             state: document.getElementById("f-state"), release: document.getElementById("f-release") };
-  var MARK = { first: ["\u2605", "first release"], present: ["\u2713", "present"],
-               changed: ["\u0394", "signature changed"], removed: ["\u2717", "removed"], absent: ["\u00b7", "absent"] };
+  var L = AtlasLang, MARK = data.marks, LABEL = data.labels;  /* MARK: state -> [glyph, class, en, zh] */
   var shown = rows, page = 0;
 
   function columns(s) {
@@ -32,9 +33,15 @@
     return e;
   }
   function link(href, text) { var a = el("a", text); a.href = href; return a; }
+  function ours(tag, en, zh, cls) { var e = el(tag, "", cls); e.appendChild(L.both(en, zh)); return e; }
+  function term(vocabulary, value) {
+    var t = LABEL[vocabulary][value] || { en: value, zh: value };
+    return L.both(t.en, t.zh);
+  }
+  function code(tag, text) { var e = el(tag, text); e.setAttribute("translate", "no"); return e; }
   function row(r) {
     var tr = document.createElement("tr");
-    var th = el("th", "", "c-sym"); th.scope = "row";
+    var th = code("th", ""); th.className = "c-sym"; th.scope = "row";
     var local = data.source[r[10]];  /* the site's own source page of the file, when the map wrote one */
     var where = local ? local + "#L" + r[11] : data.base + "/blob/" + data.head + "/" + r[10] + "#L" + r[11];
     th.appendChild(r[10] ? link(where, r[0]) : el("span", r[0]));
@@ -42,22 +49,25 @@
     sig.title = r[8];
     th.appendChild(sig);
     tr.appendChild(th);
-    tr.appendChild(el("td", r[1]));
+    tr.appendChild(el("td")).appendChild(term("kind", r[1]));
     var first = el("td");
     if (r[3]) {
       first.appendChild(link(data.base + "/commit/" + r[3], r[2]));
-      if (r[4] !== "exact") first.appendChild(el("span", " on or before", "prec"));
-    } else first.appendChild(el("span", "releases only", "muted"));
+      if (r[4] !== "exact") {
+        first.appendChild(document.createTextNode(" "));
+        first.appendChild(el("span", "", "prec")).appendChild(term("precision", r[4]));
+      }
+    } else first.appendChild(ours("span", "releases only", "仅按发布版本", "muted"));
     tr.appendChild(first);
-    tr.appendChild(el("td", r[5] || "unreleased"));
+    tr.appendChild(el("td")).appendChild(r[5] ? code("span", r[5]) : L.both("unreleased", "未发布"));
     columns(r[6]).forEach(function (c) {
-      var td = el("td", "", "st st-" + MARK[c][1].split(" ")[0]);
+      var td = el("td", "", "st st-" + MARK[c][1]);
       var g = el("span", MARK[c][0]); g.setAttribute("aria-hidden", "true");
-      td.appendChild(g); td.appendChild(el("span", MARK[c][1], "vh"));
+      td.appendChild(g); td.appendChild(ours("span", MARK[c][2], MARK[c][3], "vh"));
       tr.appendChild(td);
     });
     tr.appendChild(el("td", r[7]));
-    var cs = el("td");
+    var cs = code("td", "");
     r[9].forEach(function (c, i) {
       if (i) cs.appendChild(document.createTextNode(", "));
       cs.appendChild(link("../concepts/" + c + ".html", c));
@@ -71,8 +81,9 @@
     var frag = document.createDocumentFragment();
     shown.slice(page * per, page * per + per).forEach(function (r) { frag.appendChild(row(r)); });
     body.replaceChildren(frag);
-    status.textContent = shown.length + " of " + rows.length + " symbols; page " + (page + 1) + " of " + pages + ".";
-    document.getElementById("p-where").textContent = "page " + (page + 1) + " / " + pages;
+    L.say(status, shown.length + " of " + rows.length + " symbols; page " + (page + 1) + " of " + pages + ".",
+          rows.length + " 个符号中的 " + shown.length + " 个；第 " + (page + 1) + " / " + pages + " 页。");
+    L.say(document.getElementById("p-where"), "page " + (page + 1) + " / " + pages, "第 " + (page + 1) + " / " + pages + " 页");
     document.getElementById("p-prev").disabled = page === 0;
     document.getElementById("p-next").disabled = page >= pages - 1;
   }
