@@ -372,7 +372,8 @@ class Entry(NamedTuple):
     about: str
 
 
-def _size(item: Path) -> int:
+def size_of(item: Path) -> int:
+    """Bytes held by a file, or by every file under a folder (0 for what cannot be read)."""
     if not item.is_dir():
         try:
             return item.stat().st_size
@@ -411,7 +412,7 @@ def entries(folder: Path | None = None) -> list[Entry]:
         items = [p for p in folder.iterdir() if not p.name.endswith(".lock")]
     except OSError:
         return []
-    out = [Entry(p.name, p.name.split("-", 1)[0].lstrip("."), _size(p), _used(p), _about(p)) for p in items]
+    out = [Entry(p.name, p.name.split("-", 1)[0].lstrip("."), size_of(p), _used(p), _about(p)) for p in items]
     return sorted(out, key=lambda e: (-e.used, e.name))
 
 

@@ -524,11 +524,4 @@ def _evict(base: Path, keep: set[str]) -> None:
 
 def size(root: Path) -> int:
     """Bytes held by the stores of data folder `root`."""
-    total = 0
-    for dirpath, _, files in os.walk(folder(root)):
-        for f in files:
-            try:
-                total += os.stat(os.path.join(dirpath, f)).st_size
-            except OSError:
-                pass
-    return total
+    return cache.size_of(folder(root))
