@@ -1,9 +1,10 @@
-"""The `git fast-import` stream of a generated history, shared by the oracle tests that build
-repositories: every commit writes its whole tree (deleteall + M), the last one is master's tip and
-each other commit has a branch of its own, so that nothing is unreachable."""
+"""Generated histories for the oracle tests that build repositories: the `git fast-import` stream
+(every commit writes its whole tree, deleteall + M; the last one is master's tip and each other
+commit has a branch of its own, so that nothing is unreachable), and a repack without one blob."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 
 def commit_stream(commits, times: list[int], zones: list[str], body: Callable[[str, object], str]) -> list[bytes]:
@@ -24,3 +25,23 @@ def commit_stream(commits, times: list[int], zones: list[str], body: Callable[[s
             text = body(name, value).encode()
             out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(text), text))
     return out
+
+
+def drop_blob(path: Path, pick: int, sh: Callable[..., bytes]) -> str | None:
+    """Repack the repository without one of its blobs (chosen by `pick`); its sha, or None when it
+    has none. `sh(cwd, *git_args, input=None, ok=(0,))` runs git the way the calling test does."""
+    listing = sh(path, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
+    objs = [line.split() for line in listing.decode().splitlines()]
+    blobs = sorted(o for o, t in objs if t == "blob")
+    if not blobs:
+        return None
+    gone = blobs[pick % len(blobs)]
+    keep = "".join(f"{o}\n" for o, _t in objs if o != gone).encode()
+    packs = list((path / "objects" / "pack").glob("pack-*"))
+    sh(path, "pack-objects", "-q", str(path / "objects" / "pack" / "pack"), input=keep)
+    for p in packs:
+        p.unlink()
+    for loose in (path / "objects").glob("[0-9a-f][0-9a-f]/*"):  # small imports stay loose
+        loose.unlink()
+    assert sh(path, "cat-file", "-e", gone, ok=(0, 1, 128)) == b""
+    return gone

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from atlas.code.decls import canonical, declarations
+import fastimport
 from fastimport import commit_stream
 from atlas.harvest import read_state
 from atlas.harvest.refresh import refresh
@@ -331,20 +332,7 @@ def test_a_tag_on_a_side_branch_is_the_first_release(tmp_path):
 
 
 def drop_blob(path: Path, pick: int) -> str | None:
-    listing = sh(path, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
-    objs = [line.split() for line in listing.decode().splitlines()]
-    blobs = sorted(o for o, t in objs if t == "blob")
-    if not blobs:
-        return None
-    gone = blobs[pick % len(blobs)]
-    keep = "".join(f"{o}\n" for o, _t in objs if o != gone).encode()
-    packs = list((path / "objects" / "pack").glob("pack-*"))
-    sh(path, "pack-objects", "-q", str(path / "objects" / "pack" / "pack"), input=keep)
-    for p in packs:
-        p.unlink()
-    for loose in (path / "objects").glob("[0-9a-f][0-9a-f]/*"):
-        loose.unlink()
-    return gone
+    return fastimport.drop_blob(path, pick, sh)
 
 
 @settings(max_examples=max(N_EXAMPLES // 3, 10), deadline=None, derandomize=not os.environ.get("ATLAS_ORACLE_RANDOM"),

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from atlas.harvest import read_state
+import fastimport
 from fastimport import commit_stream
 from atlas.harvest.refresh import refresh
 from atlas.model import Atlas, Concept, Probe, Text
@@ -221,22 +222,7 @@ def test_refresh_agrees_with_the_oracle(tmp_path, commits):
 
 
 def drop_blob(path, pick: int) -> str | None:
-    """Repack the repository without one of its blobs (chosen by `pick`); its sha, or None."""
-    listing = sh(path, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
-    objs = [line.split() for line in listing.decode().splitlines()]
-    blobs = sorted(o for o, t in objs if t == "blob")
-    if not blobs:
-        return None
-    gone = blobs[pick % len(blobs)]
-    keep = "".join(f"{o}\n" for o, _t in objs if o != gone).encode()
-    packs = list((path / "objects" / "pack").glob("pack-*"))
-    sh(path, "pack-objects", "-q", str(path / "objects" / "pack" / "pack"), input=keep)
-    for p in packs:
-        p.unlink()
-    for loose in (path / "objects").glob("[0-9a-f][0-9a-f]/*"):  # small imports stay loose
-        loose.unlink()
-    assert sh(path, "cat-file", "-e", gone, ok=(0, 1, 128)) == b""
-    return gone
+    return fastimport.drop_blob(path, pick, sh)
 
 
 def blob_sha(text: str) -> str:
