@@ -358,7 +358,11 @@ def test_flow_reads_in_three_screens_selects_and_goes_back(browser, real_site, a
         assert page.evaluate("atlasFlow.selected()") == "stage-pack"
         assert "480 B payload" in page.inner_text("#card")
         page.click("#step-wqe-desc a.step-link")
-        assert page.evaluate("atlasFlow.selected()") == "wqe-desc"
+        assert page.evaluate("atlasFlow.selected()") == "wqe-desc"  # at once, not on the next event
+        # the keyboard lands on the heading of the step just chosen, inside the panel
+        assert page.evaluate("(() => { const a = document.activeElement, c = document.getElementById('card');"
+                             " return c.contains(a) && a.classList.contains('dtitle') && c.dataset.step; })()"
+                             ) == "wqe-desc"
         page.go_back()
         until(page, "atlasFlow.selected() === 'stage-pack'")
         page.screenshot(path=str(artifacts / "flow-21-1440.png"))

@@ -27,14 +27,17 @@
     }
     function tell() { listeners.forEach(function (f) { f(selected); }); }
     function fromUrl() { selected = parse(); tell(); }
-    window.addEventListener("hashchange", fromUrl);
+    /* Back and Forward, or a typed address; a click has already told the tracks */
+    window.addEventListener("hashchange", function () { if (parse() !== selected) fromUrl(); });
     return {
       get: function () { return selected; },
       /* a new selection is a history entry (Back returns to the previous one) */
       select: function (id) {
         if (!steps[id]) return false;
         if (id === selected) { tell(); return true; }
-        location.hash = "#step=" + encodeURIComponent(id);  /* hashchange tells the tracks */
+        selected = id;
+        tell();  /* at once, so the panel the click focuses is the new step's */
+        location.hash = "#step=" + encodeURIComponent(id);
         return true;
       },
       onChange: function (f) { listeners.push(f); },
