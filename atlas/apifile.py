@@ -13,7 +13,6 @@ last harvest stopped. This module only turns records' fields into lines and line
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 FOLDER = "api"
@@ -40,6 +39,8 @@ def path(data_dir, repo: str) -> Path:
 
 
 def _line(kind: str, record: dict) -> str:
+    import json  # (imported where used: the index imports this module on every query)
+
     return json.dumps({"type": kind, **record}, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -64,6 +65,8 @@ class BadLine(ValueError):
 def records(text: str):
     """(line number, record) for each line that holds something; a line that is not a JSON object
     raises BadLine."""
+    import json
+
     for i, raw in enumerate(text.split("\n"), 1):
         if not raw.strip():
             continue
@@ -78,6 +81,8 @@ def records(text: str):
 
 def read_header(file: Path) -> dict | None:
     """The first line (the header) of a stored file, or None when there is none or it is unreadable."""
+    import json
+
     try:
         with open(file, "rb") as fh:
             first = fh.readline(1 << 20)

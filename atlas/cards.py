@@ -48,6 +48,25 @@ class _Names:
         return self.index.con.execute(f"SELECT 1 FROM {self.table} WHERE key >= ? AND key < ? LIMIT 1",
                                       (prefix, prefix + "\U0010ffff")).fetchone() is not None
 
+    def starting_with(self, prefix: str) -> dict[str, set[str]]:
+        """The part of the lookup whose keys start with `prefix` (one range on the key index)."""
+        out: dict[str, set[str]] = {}
+        if prefix:
+            for k, i in self.index.con.execute(f"SELECT key, id FROM {self.table} WHERE key >= ? AND key < ?",
+                                               (prefix, prefix + "\U0010ffff")):
+                out.setdefault(k, set()).add(i)
+        return out
+
+    def present(self, keys) -> set[str]:
+        """Which of `keys` the lookup holds (a query per 500 keys, not one per key)."""
+        keys, found = sorted(set(keys)), set[str]()
+        for at in range(0, len(keys), 500):
+            chunk = keys[at:at + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(k for (k,) in self.index.con.execute(
+                f"SELECT DISTINCT key FROM {self.table} WHERE key IN ({marks})", chunk))
+        return found
+
     def bracketed(self) -> list[tuple[str, set[str]]]:
         """The keys ending in a part in brackets, with their ids (what spotting reads of every name)."""
         out: dict[str, set[str]] = {}
@@ -150,6 +169,14 @@ class CardStore:
         return cast(dict, names)  # (only .get is used: a mapping read one key at a time)
 
     def _prefix(self, term: str) -> str | None:
+        """`resolve.prefix_id` over the keys that contain the term, read only when it can say yes:
+        the keys that start with it (a range on the key index) have one owner in one of the two
+        folds. (Reading every key that contains a term scans the whole lookup.)"""
+        def one_owner(names: _Names, key: str) -> bool:
+            return len({cid for ids in names.starting_with(key).values() for cid in ids}) == 1
+
+        if not (one_owner(self.name_index, norm(term)) or one_owner(self.loose_index, squash(term))):
+            return None
         return resolve.prefix_id(self.name_index.containing(norm(term)),
                                  self.loose_index.containing(squash(term)), term)
 

@@ -197,14 +197,12 @@ def _with_code_hits(opened, term: str, hits: list) -> list:
 def _symbols_named(opened, store, term: str) -> dict | None:
     """The symbol cards of a term that names public API symbols (one identifier) and no concept: a
     concept's id, name or alias keeps its card, which shows the history of the symbols it names."""
-    from . import resolve
     from .apistore import looks_like_symbol
 
     if not looks_like_symbol(term):
         return None
-    n = store.names
-    if resolve.exact_id(n["ids"], n["name_index"], n["loose_index"], term):
-        return None  # a concept's name: its card, without opening the API store
+    if store.exact(term):
+        return None  # a concept's name: its card, without opening the API store (nor, for a kept card, the index)
     api = opened.api
     found = api.lookup(term)
     return {"query": term, "symbols": [api.card(s) for s in found]} if found else None

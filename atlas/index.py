@@ -16,6 +16,8 @@ such as the SPARQL store that keep one part per data file.
 """
 from __future__ import annotations
 
+import marshal
+import operator
 import os
 import sqlite3
 import time
@@ -41,30 +43,35 @@ def content_hash(data: bytes) -> str:
 
 def _stamp(path: str):
     try:
-        st = os.stat(path)
+        return _STAMP(os.stat(path))
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def _racy(stamp, taken: int) -> bool:
     return stamp is None or max(stamp[1], stamp[2]) >= taken - RACY_NS
 
 
-def _stats(paths) -> bytes:
-    """The stat stamps of `paths` as one array of (size, mtime, ctime, inode); -1s for a missing file."""
-    from array import array
+_STAMP = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+_MISSING = (-1, -1, -1, -1)
 
-    stat = os.stat
-    out = array("q")
-    for path in paths:
-        try:
-            st = stat(path)
-        except OSError:
-            out.extend((-1, -1, -1, -1))
-            continue
-        out.extend((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-    return out.tobytes()
+
+def _stats(paths) -> bytes:
+    """The stat stamps of `paths`, (size, mtime, ctime, inode) each ((-1, -1, -1, -1) for a missing
+    file), as one marshalled list (format 2: no shared references, so equal stamps give equal bytes).
+    Every query compares these bytes with the stored ones; the loop is what a query pays per data file."""
+    try:
+        rows = list(map(_STAMP, map(os.stat, paths)))
+    except OSError:  # a file is gone: stamp the others, one at a time
+        rows = [_stat_or_missing(path) for path in paths]
+    return marshal.dumps(rows, 2)
+
+
+def _stat_or_missing(path: str) -> tuple:
+    try:
+        return _STAMP(os.stat(path))
+    except OSError:
+        return _MISSING
 
 
 def unchanged(stamps) -> bool:
@@ -389,11 +396,11 @@ def refresh(con, root: Path, fresh: bool, counter: int) -> None:
 
 def _known(con, root: Path, stamps: dict):
     """rel -> (content hash, stat stamp) of the files the index knows."""
-    from array import array
-
-    flat = array("q")
-    flat.frombytes(stamps.get("stats", b""))
-    by_path = {path: tuple(flat[4 * i:4 * i + 4]) for i, path in enumerate(stamps.get("paths", []))}
+    try:
+        rows = marshal.loads(stamps.get("stats", b"")) if stamps.get("stats") else []
+    except (EOFError, ValueError, TypeError):
+        rows = []  # stamps of another form: every file is hashed again
+    by_path = dict(zip(stamps.get("paths", []), map(tuple, rows)))
     for rel, sha in con.execute("SELECT rel, sha FROM file"):
         yield rel, (sha, by_path.get(os.path.join(str(root), rel)))
 
@@ -407,7 +414,7 @@ def _changes(con, root: Path, files: list[_File], known: dict, taken: int, befor
 
     changes = {}
     stamps: dict = {"root": str(root), "paths": [], "racy": [], "taken": taken}
-    flat: list[int] = []
+    rows: list[tuple] = []
     for f in files:
         stamp = _stamp(f.path)
         display = os.path.join(root.name, f.rel)
@@ -426,14 +433,12 @@ def _changes(con, root: Path, files: list[_File], known: dict, taken: int, befor
                     _keep_parsed(con, sha, display, read_file(Path(f.path), Path(f.rel), display, raw))
                 changes[f.rel] = Change(sha, display)
         stamps["paths"].append(f.path)
-        flat.extend(stamp or (-1, -1, -1, -1))
+        rows.append(stamp or _MISSING)
         if _racy(stamp, taken):
             stamps["racy"].append((f.path, sha))
     for rel in set(known) - {f.rel for f in files}:
         changes[rel] = Change("", "", gone=True)
-    from array import array
-
-    stamps["stats"] = array("q", flat).tobytes()
+    stamps["stats"] = marshal.dumps(rows, 2)  # (as _stats gives them)
     return changes, stamps
 
 

@@ -8,7 +8,6 @@ as something else than it is) are printed as a visible escape instead.
 """
 from __future__ import annotations
 
-import json
 import re
 
 # Unicode's format characters (category Cf: soft hyphen, zero-width spaces and joiners, direction
@@ -48,6 +47,8 @@ def _json_escape(m: re.Match) -> str:
 def to_json(obj) -> str:
     """Stable JSON; every control character (C1 and DEL included) and invisible format character is a
     \\u escape (a surrogate pair beyond the BMP)."""
+    import json  # (a card drawn for the terminal does without it)
+
     text = json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True)
     return UNSAFE.sub(_json_escape, text) if UNSAFE.search(text) else text
 

@@ -1,7 +1,8 @@
 """Text rendering of query results: cards, tables (CJK-aware widths), matrices, paths and flows."""
 from __future__ import annotations
 
-import shutil
+import os
+import sys
 from typing import Callable
 
 from .model import QUESTION_IDS, utc_day
@@ -14,7 +15,19 @@ QUESTION_ZH = {"organize": "组织", "address": "地址", "submit": "提交", "m
 
 
 def term_width() -> int:
-    return max(60, min(shutil.get_terminal_size((120, 24)).columns, 200))
+    """The width to draw for, between 60 and 200: $COLUMNS, else the terminal of standard output,
+    else 120 (what shutil.get_terminal_size reads; shutil itself is not imported, as its import
+    would cost every query more than drawing the card does)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return max(60, min(columns or 120, 200))
 
 
 def pick(text: dict, lang: str) -> str:

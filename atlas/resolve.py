@@ -8,13 +8,16 @@ closest concepts.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .errors import Location, NoMatch
 from .model import Atlas, Concept, Flow, Repository
 from .text import norm, squash, suggest
 from .tokens import query_tokens, tokens
-from .views import Row, row
+from .views import row
+
+if TYPE_CHECKING:
+    from .viewtypes import Row
 
 # ---------------------------------------------------------------------------------------------
 # Concepts, over the atlas's name indexes or their plain copies in the card store

@@ -295,13 +295,16 @@ def name_keys(exact: Any, loose: Any) -> _Keys:
     stored = hasattr(exact, "starting")
     known = getattr(exact, "understood", None) if stored else _KEYS.get(id(exact))
     if known is None:
-        parts: dict[str, set[str]] = {}
+        split: list[tuple[str, set[str]]] = []
         for name, ids in (exact.bracketed() if stored else exact.items()):
             cut = name.find("(")
             if cut > 0 and name.endswith(")"):
-                for part in (name[:cut].strip(), name[cut + 1:-1].strip()):
-                    if part and part not in exact:
-                        parts.setdefault(part, set()).update(ids)
+                split.extend((part, ids) for part in (name[:cut].strip(), name[cut + 1:-1].strip()) if part)
+        named = exact.present(p for p, _ in split) if stored else {p for p, _ in split if p in exact}
+        parts: dict[str, set[str]] = {}
+        for part, ids in split:
+            if part not in named:  # a part that is a whole name is that concept's
+                parts.setdefault(part, set()).update(ids)
         loose_parts: dict[str, set[str]] = {}
         for part, ids in parts.items():
             loose_parts.setdefault(_LOOSE.sub("", part), set()).update(ids)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 from functools import lru_cache
+import os
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "atlas"
@@ -16,7 +17,7 @@ LAYERS = [
     ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
               "jsonrpc", "apifile", "sparqlsyntax"]),
     ("model", ["model"]),
-    ("view", ["views", "resolve", "queries"]),
+    ("view", ["viewtypes", "views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks", "apiload"]),
     ("store", ["cache", "search", "spelling", "understand", "store", "update", "index", "cards", "apistore"]),
     ("faces", ["render", "render_code", "markdown", "rdf", "sparql", "sparqlstore", "shacl", "harvest.*", "htmlmap.*",
@@ -31,6 +32,8 @@ LAYERS = [
 # edge listed here must be one the code takes (test_every_sibling_edge_is_used).
 SIBLINGS = {
     ("sparqlsyntax", "errors"): "a refused query is a located error",
+    ("views", "viewtypes"): "the views' shapes are declared apart, read only when a face asks for one by name",
+    ("resolve", "viewtypes"): "a row is a view's shape (for the type checker only)",
     ("resolve", "views"): "a name that matches nothing is answered with the closest concepts' rows",
     ("queries", "views"): "the lists and walks are made of the views of single records",
     ("queries", "resolve"): "filters and flows name records the way every face does",
@@ -251,3 +254,29 @@ def test_every_subpackage_is_installed():
     found = {"atlas." + ".".join(p.parent.relative_to(PKG).parts) if p.parent != PKG else "atlas"
              for p in PKG.rglob("__init__.py")}
     assert found <= listed, f"not in pyproject.toml's packages: {sorted(found - listed)}"
+
+
+def test_a_warm_card_imports_only_what_it_draws(tmp_path):
+    """`atlas query ID` with a warm cache: the views' shapes (atlas.viewtypes), JSON, shutil (with
+    its compression modules) and YAML stay unimported; each would cost every card a few
+    milliseconds it does not use."""
+    import subprocess
+    import sys
+
+    from conftest import DATA
+
+    script = ("import contextlib, io, sys\n"
+              "from atlas.launch import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+              "    try:\n"
+              "        main(['query', 'hccs', '--data', sys.argv[1]])\n"
+              "    except SystemExit:\n"
+              "        pass\n"
+              "assert 'HCCS' in out.getvalue()\n"
+              "print(sorted(m for m in ('atlas.viewtypes', 'json', 'shutil', 'yaml', 'click') if m in sys.modules))\n")
+    env = {**os.environ, "ATLAS_CACHE": str(tmp_path / "cache")}
+    for _ in range(2):  # the first may build the cache; the second is a warm card
+        done = subprocess.run([sys.executable, "-c", script, str(DATA)], capture_output=True, text=True, env=env,
+                              timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]", done.stdout
