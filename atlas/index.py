@@ -19,10 +19,9 @@ from __future__ import annotations
 import marshal
 import operator
 import os
-import sqlite3
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import apifile, cache, store
 from .cache import crc
@@ -30,6 +29,9 @@ from .errors import AtlasError, Location
 from .model import Atlas
 from .paths import data_dir as resolve_data_dir
 from .walk import list_files
+
+if TYPE_CHECKING:
+    import sqlite3
 
 RACY_NS = 2_000_000_000  # timestamps this close to the stamp's own time prove nothing
 
@@ -285,7 +287,7 @@ def _open(root: Path) -> Index | None:
             refreshed = True
             if writer.grew:  # a new generation: keep the cache within its bounds
                 cache.evict(keep={entry.name})
-        except (OSError, sqlite3.Error, cache.Corrupt) as exc:
+        except (OSError, store.db_error(), cache.Corrupt) as exc:
             if isinstance(exc, cache.Corrupt) and reader is not None:
                 _condemn(reader)
             if attempt == 2 and os.environ.get("ATLAS_CACHE_STRICT") and _fault_of_the_code(exc):
@@ -296,6 +298,8 @@ def _open(root: Path) -> Index | None:
 
 def _fault_of_the_code(exc: Exception) -> bool:
     """An error no state of the cache folder explains (a wrong statement, a wrong use of SQLite)."""
+    import sqlite3
+
     if isinstance(exc, (sqlite3.ProgrammingError, sqlite3.InterfaceError, sqlite3.IntegrityError)):
         return True
     return isinstance(exc, sqlite3.OperationalError) and any(
@@ -621,7 +625,7 @@ def _remember(root: Path, new) -> None:
             writer.connection.executemany("INSERT OR IGNORE INTO parsed VALUES (?, ?, ?, ?)",
                                    [(sha, display, writer.counter + 1, cache.pack(r.to_plain()))
                                     for sha, display, r in new])
-    except (OSError, sqlite3.Error, cache.Corrupt):
+    except (OSError, store.db_error(), cache.Corrupt):
         pass  # only costs speed
 
 

@@ -22,11 +22,15 @@ removed once no process holds them.
 """
 from __future__ import annotations
 
+import functools
 import os
-import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import cache
+
+if TYPE_CHECKING:
+    import sqlite3
 
 FORMAT = 5
 BUSY_MS = 60_000
@@ -120,18 +124,35 @@ def _from_sql(cursor, row) -> tuple:
                  if type(x) is str and x.startswith(_ESCAPED) else x for x in row)
 
 
-class Connection(sqlite3.Connection):
-    """A connection that stores and gives back any Python text, paths in undecodable bytes too."""
+def db_error() -> type[Exception]:
+    """sqlite3.Error, imported when first asked for (in an `except` clause: when an exception is
+    being handled). sqlite3 is imported by the first connection, never by a warm card lookup,
+    which reads no database."""
+    import sqlite3
 
-    def execute(self, sql, parameters=(), /):
-        return super().execute(sql, tuple(map(_to_sql, parameters)) if parameters else parameters)
+    return sqlite3.Error
 
-    def executemany(self, sql, seq_of_parameters, /):
-        return super().executemany(sql, (tuple(map(_to_sql, p)) for p in seq_of_parameters))
+
+@functools.cache
+def _connection_class() -> type:
+    import sqlite3
+
+    class Connection(sqlite3.Connection):
+        """A connection that stores and gives back any Python text, paths in undecodable bytes too."""
+
+        def execute(self, sql, parameters=(), /):
+            return super().execute(sql, tuple(map(_to_sql, parameters)) if parameters else parameters)
+
+        def executemany(self, sql, seq_of_parameters, /):
+            return super().executemany(sql, (tuple(map(_to_sql, p)) for p in seq_of_parameters))
+
+    return Connection
 
 
 def connect(target: str, **kw) -> sqlite3.Connection:
-    con = sqlite3.connect(target, factory=Connection, check_same_thread=False, **kw)
+    import sqlite3
+
+    con: sqlite3.Connection = sqlite3.connect(target, factory=_connection_class(), check_same_thread=False, **kw)
     con.row_factory = _from_sql
     return con
 
@@ -250,7 +271,7 @@ def _open_db(db: Path, pointer: dict) -> sqlite3.Connection:
         if get_meta(con, "counter") != pointer["counter"] or get_meta(con, "format") != FORMAT:
             con.close()
             raise cache.Corrupt(f"{db} is not the generation its pointer names")
-    except sqlite3.Error as exc:
+    except db_error() as exc:
         raise cache.Corrupt(f"{db}: {exc}") from None
     return con
 
@@ -330,7 +351,7 @@ class Writer:
             con.execute("BEGIN IMMEDIATE")
             if get_meta(con, "counter") != pointer["counter"]:
                 raise cache.Corrupt("counter")
-        except (sqlite3.Error, cache.Corrupt):
+        except (db_error(), cache.Corrupt):
             lock.release()
             return False
         self.gen_lock, self.con, self.gen, self.fresh = lock, con, pointer["gen"], False
@@ -347,7 +368,7 @@ class Writer:
             self._connect_new()
             if get_meta(self.connection, "counter") != pointer["counter"]:
                 raise cache.Corrupt("counter")
-        except (OSError, sqlite3.Error, cache.Corrupt):
+        except (OSError, db_error(), cache.Corrupt):
             self._drop_gen()
             return False
         self.fresh, self.copied, self.counter = False, True, pointer["counter"]
@@ -427,7 +448,7 @@ class Writer:
         if self.con is not None:
             try:
                 self.con.execute("ROLLBACK")
-            except sqlite3.Error:
+            except db_error():
                 pass
         pointer = read_pointer(self.entry)
         if self.fresh or (self.gen and pointer is not None and pointer["gen"] != self.gen):
@@ -457,12 +478,12 @@ def _salvage(con, old: Path) -> None:
     again)."""
     try:
         source = _connect(old, readonly=True)
-    except sqlite3.Error:
+    except db_error():
         return
     try:
         for row in source.execute("SELECT sha, display, blob FROM parsed"):
             con.execute("INSERT OR IGNORE INTO parsed VALUES (?, ?, 0, ?)", row)
-    except sqlite3.Error:
+    except db_error():
         pass  # what could be read is kept
     finally:
         source.close()

@@ -38,6 +38,8 @@ def not_a_day(value: object) -> str:
 
 def width(text: str) -> int:
     """Terminal columns taken by text: East Asian wide and full-width characters take two."""
+    if text.isascii():
+        return len(text)  # (one column each: what the loop below gives, without looking up each character)
     total = 0
     for ch in text:
         if unicodedata.combining(ch):

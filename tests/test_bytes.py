@@ -197,3 +197,17 @@ def test_local_yaml_is_read_within_a_bound(site, kind):
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert str(local) in done.stderr
     assert ("larger than 1 MB" if kind == "sparse" else "not a regular file") in done.stderr
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.one_of(st.characters(max_codepoint=0x7f), st.characters()), max_size=40))
+def test_the_width_of_text_is_the_sum_of_its_characters_widths(text):
+    """Oracle: `width` (which counts an ASCII text by its length) equals the definition, character by
+    character: a combining mark takes none, a wide or full-width character two, any other one."""
+    import unicodedata
+
+    from atlas.text import width
+
+    expected = sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+                   for ch in text)
+    assert width(text) == expected
