@@ -22,14 +22,38 @@ UPDATE_WORDS = ("INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "M
 MAX_QUERY = 1 << 20  # characters of a query (and bytes of a query file or request body)
 MAX_DEPTH = 200  # nested { ( [ of a query; Oxigraph's recursive parser overflows its stack near 3,000
 
-_PN_CHARS_BASE = ("A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D"
-                  "\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\U00010000-\U000EFFFF")
-_PN_CHARS_U = _PN_CHARS_BASE + "_"
-_PN_CHARS = _PN_CHARS_U + "\\-0-9\u00B7\u0300-\u036F\u203F-\u2040"
-_PN_PREFIX = f"[{_PN_CHARS_BASE}](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"
+# The character classes of the grammar's names (section 19.8), as code point ranges. Each class is
+# written as the negation of its complement: the regular expression compiler walks every character
+# of a range it is given, and a name class holds 54,000 characters of the BMP, its complement 11,500,
+# which makes compiling the token pattern (done by every query process) four times faster.
+_PN_CHARS_BASE = ((0x41, 0x5A), (0x61, 0x7A), (0xC0, 0xD6), (0xD8, 0xF6), (0xF8, 0x2FF), (0x370, 0x37D),
+                  (0x37F, 0x1FFF), (0x200C, 0x200D), (0x2070, 0x218F), (0x2C00, 0x2FEF), (0x3001, 0xD7FF),
+                  (0xF900, 0xFDCF), (0xFDF0, 0xFFFD), (0x10000, 0xEFFFF))
+_PN_CHARS_U = (*_PN_CHARS_BASE, (0x5F, 0x5F))  # _
+_DIGITS = ((0x30, 0x39),)
+_NAME_EXTRA = ((0xB7, 0xB7), (0x300, 0x36F), (0x203F, 0x2040))
+_PN_CHARS = (*_PN_CHARS_U, (0x2D, 0x2D), *_DIGITS, *_NAME_EXTRA)  # - 0-9 and the combining marks
+_DOT, _COLON = ((0x2E, 0x2E),), ((0x3A, 0x3A),)
+
+
+def char_class(*sets) -> str:
+    """A regular-expression class matching the code points of the union of `sets` (tuples of
+    inclusive ranges), written as the negation of the union's complement."""
+    gaps, at = [], 0
+    for lo, hi in sorted(r for ranges in sets for r in ranges):
+        if lo > at:
+            gaps.append((at, lo - 1))
+        at = max(at, hi + 1)
+    if at <= 0x10FFFF:
+        gaps.append((at, 0x10FFFF))
+    return "[^" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in gaps) + "]"
+
+
+_PN_PREFIX = f"{char_class(_PN_CHARS_BASE)}(?:{char_class(_PN_CHARS, _DOT)}*{char_class(_PN_CHARS)})?"
 _PLX = r"%[0-9A-Fa-f]{2}|\\[_~.\-!$&'()*+,;=/?#@%]"
-_PN_LOCAL = f"(?:[{_PN_CHARS_U}:0-9]|{_PLX})(?:(?:[{_PN_CHARS}.:]|{_PLX})*(?:[{_PN_CHARS}:]|{_PLX}))?"
-_VARNAME = f"[{_PN_CHARS_U}0-9][{_PN_CHARS_U}0-9\u00B7\u0300-\u036F\u203F-\u2040]*"
+_PN_LOCAL = (f"(?:{char_class(_PN_CHARS_U, _COLON, _DIGITS)}|{_PLX})"
+             f"(?:(?:{char_class(_PN_CHARS, _DOT, _COLON)}|{_PLX})*(?:{char_class(_PN_CHARS, _COLON)}|{_PLX}))?")
+_VARNAME = f"{char_class(_PN_CHARS_U, _DIGITS)}{char_class(_PN_CHARS_U, _DIGITS, _NAME_EXTRA)}*"
 _ECHAR = r"\\[tbnrf\\\"']"
 
 # One alternative per terminal, in the order that gives the grammar's longest match.
@@ -40,7 +64,7 @@ _TOKEN = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in (
                f"|'(?:[^'\\\\\\n\\r]|{_ECHAR})*'" f'|"(?:[^"\\\\\\n\\r]|{_ECHAR})*"'),
     ("iri", r"<[^<>\"{}|^`\\\x00-\x20]*>"),
     ("var", f"[?$]{_VARNAME}"),
-    ("bnode", f"_:[{_PN_CHARS_U}0-9](?:[{_PN_CHARS}.]*[{_PN_CHARS}])?"),
+    ("bnode", f"_:{char_class(_PN_CHARS_U, _DIGITS)}(?:{char_class(_PN_CHARS, _DOT)}*{char_class(_PN_CHARS)})?"),
     ("pname", f"(?:{_PN_PREFIX})?:(?:{_PN_LOCAL})?"),
     ("langtag", r"@[A-Za-z]+(?:-[A-Za-z0-9]+)*"),
     ("number", r"[0-9]+\.[0-9]*[eE][+-]?[0-9]+|\.[0-9]+[eE][+-]?[0-9]+|[0-9]+[eE][+-]?[0-9]+"

@@ -15,6 +15,24 @@ def atlas_exe() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "atlas"]
 
 
+def install_kind() -> str:
+    """How the atlas these scripts time is installed: "regular" (`pip install .`, what users run) or
+    "editable" (`pip install -e .`). An editable install's finder imports pathlib and more when
+    Python starts, which makes the floor (`python -c pass`) about twice as heavy and every ratio
+    look better than a user will see: quote figures from a regular install."""
+    import json
+
+    done = subprocess.run([sys.executable, "-c", _WHERE], capture_output=True, text=True, cwd="/")
+    if done.returncode:
+        return "not installed"
+    return "editable" if json.loads(done.stdout or "{}").get("dir_info", {}).get("editable") else "regular"
+
+
+# (run from /, so that a checkout in the working folder is not what is found)
+_WHERE = ("from importlib.metadata import distribution as d\n"
+          "print(d('ascend-atlas').read_text('direct_url.json') or '{}')")
+
+
 def median_wall(cmd: list[str], runs: int = 21, env=None) -> float:
     times = []
     for _ in range(runs):

@@ -13,9 +13,11 @@ against `python -c pass` measured in the same run (medians of interleaved runs):
 - the cache folder's size against the data's (after the edits: every kept version counts).
 
 Targets (issue 27): card <= 3x, ranked search <= 4x, SELECT <= 10x, ASK answers, first query
-after one edit < 2 s, cache < 3x the data's size. Not a test; run by hand:
+after one edit < 2 s, cache < 3x the data's size. Not a test; run by hand, with the Python of a
+regular install (`pip install .` into a fresh virtual environment; an editable install's floor is
+heavier, see _timing.install_kind):
 
-    python bench/bench_scale.py 0 10000 30000     # 0: the bundled atlas as it is
+    /path/to/venv/bin/python bench/bench_scale.py 0 10000 30000     # 0: the bundled atlas as it is
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _timing import atlas_exe, interleaved
+from _timing import atlas_exe, install_kind, interleaved
 from gen_atlas import DATA, concept_file, generate, size_of
 
 RUNS = 11
@@ -130,6 +132,10 @@ def row(m: dict) -> str:
 
 def main(argv: list[str]) -> int:
     sizes = [int(a) for a in argv] or [0, 10_000]
+    kind = install_kind()
+    print(f"atlas: {' '.join(atlas_exe())} ({kind} install); floor: {sys.executable} -c pass")
+    if kind == "editable":
+        print("note: an editable install's floor is heavier than a user's: run from `pip install .` to quote figures")
     print("| atlas | first build | card, warm | ranked search, warm | SELECT LIMIT 10, warm | ASK, warm "
           "| first card after one edit | first SPARQL after one edit | cache size (after the edits) "
           "| validate --no-shacl, first / warm / after one edit | floor |")

@@ -273,7 +273,8 @@ def test_a_warm_card_imports_only_what_it_draws(tmp_path):
               "    except SystemExit:\n"
               "        pass\n"
               "assert 'HCCS' in out.getvalue()\n"
-              "print(sorted(m for m in ('sqlite3', 'atlas.viewtypes', 'json', 'shutil', 'yaml', 'click') if m in sys.modules))\n")
+              "print(sorted(m for m in ('sqlite3', 'atlas.viewtypes', 'json', 'shutil', 'yaml', 'click')\n"
+              "             if m in sys.modules))\n")
     env = {**os.environ, "ATLAS_CACHE": str(tmp_path / "cache")}
     for _ in range(2):  # the first may build the cache; the second is a warm card
         done = subprocess.run([sys.executable, "-c", script, str(DATA)], capture_output=True, text=True, env=env,

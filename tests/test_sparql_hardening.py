@@ -320,3 +320,27 @@ def test_an_endpoint_password_is_sent_but_never_shown():
                 f"http://reader:{secret}@127.0.0.1:99999/q"):
         r = atlas("query", "--sparql", "ASK {}", "--endpoint", bad, timeout=60)
         assert r.returncode in (1, 2) and secret.encode() not in r.stderr + r.stdout, r.stderr
+
+
+def test_each_name_class_matches_exactly_its_code_points():
+    """Oracle, exhaustive: every character class the SPARQL tokenizer builds (written as the negation
+    of its complement, see sparqlsyntax.char_class) matches a code point exactly when one of its
+    ranges holds it, over all 1,114,112 code points; and over the grammar's own list for names."""
+    import re
+
+    from atlas import sparqlsyntax as s
+
+    used = [(s._PN_CHARS_BASE,), (s._PN_CHARS, s._DOT), (s._PN_CHARS,), (s._PN_CHARS_U, s._COLON, s._DIGITS),
+            (s._PN_CHARS, s._DOT, s._COLON), (s._PN_CHARS, s._COLON), (s._PN_CHARS_U, s._DIGITS),
+            (s._PN_CHARS_U, s._DIGITS, s._NAME_EXTRA)]
+    everything = "".join(map(chr, range(0x110000)))
+    for sets in used:
+        ranges = [r for part in sets for r in part]
+        found = {m.start() for m in re.finditer(s.char_class(*sets), everything)}
+        wanted = {c for lo, hi in ranges for c in range(lo, hi + 1)}
+        assert found == wanted, sets
+    # PN_CHARS_BASE as the SPARQL 1.1 grammar writes it (production 164)
+    grammar = re.compile("[A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C-\u200D"
+                         "\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD\U00010000-\U000EFFFF]")
+    assert {m.start() for m in grammar.finditer(everything)} == \
+        {m.start() for m in re.finditer(s.char_class(s._PN_CHARS_BASE), everything)}
