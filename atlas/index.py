@@ -201,12 +201,13 @@ class Index:
         rows = self.con.execute("SELECT kind, id, pos FROM win WHERE rel = ? ORDER BY pos", (rel,))
         return [results.record(rel, pos) for _kind, _id, pos in rows]
 
-    def part(self, rels) -> Atlas:
+    def part(self, rels, symbols: bool = True) -> Atlas:
         """The records of the data files `rels` with what their RDF export reads of the rest: every
         repository (an evidence IRI holds its repository's URL), the timeline (the harvests and
         sightings), the cut-off, every API history's header and the symbols concepts name (their
         triples are in the graph derived from the whole atlas; `naming` says which concept names
-        which). The SPARQL store updates the graphs of changed files from it."""
+        which; `symbols` False leaves the histories and symbols out, for a caller that reads only the
+        repositories). The SPARQL store updates the graphs of changed files from it."""
         from .update import LISTS, TIMELINE, Results, named_symbols, surfaces
 
         results = Results(self.con)
@@ -221,7 +222,8 @@ class Index:
         if timeline is not None:
             atlas.sightings, atlas.harvests = list(timeline.sightings), list(timeline.harvests)
         atlas.cutoff = self.meta("cutoff", atlas.cutoff)
-        atlas.surfaces, atlas.symbols = surfaces(self.con), named_symbols(self.con)
+        if symbols:
+            atlas.surfaces, atlas.symbols = surfaces(self.con), named_symbols(self.con)
         atlas.reindex()
         return atlas
 

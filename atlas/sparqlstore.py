@@ -186,7 +186,7 @@ class Source:
     naming triples from it."""
 
     def __init__(self, load: Callable, root: Path, key: str, files: Callable[[], dict] | None = None,
-                 part: Callable[[set], object] | None = None, naming: Callable[[], dict] | None = None):
+                 part: Callable[..., Any] | None = None, naming: Callable[[], dict] | None = None):
         self.load, self.root, self.key = load, root, key
         self.files, self.part, self.naming = files, part, naming
         self._atlas = None
@@ -211,7 +211,8 @@ class Source:
         return self._ontology
 
     def base_key(self) -> str:
-        repositories = (self._partial(set()) if self.part is not None else self.atlas()).repositories
+        # (the repositories alone: reading every named symbol here too doubled an update's cost)
+        repositories = (self.part(set(), False) if self.part is not None else self.atlas()).repositories
         urls = sorted((r.id, r.urls[0] if r.urls else "") for r in repositories)
         h = hashlib.sha256(cache.code_key().encode())
         h.update(cache.file_crc(self.root / "ontology.ttl").encode())
