@@ -65,15 +65,8 @@ def _stats(paths) -> bytes:
     try:
         rows = list(map(_STAMP, map(os.stat, paths)))
     except OSError:  # a file is gone: stamp the others, one at a time
-        rows = [_stat_or_missing(path) for path in paths]
+        rows = [_stamp(path) or _MISSING for path in paths]
     return marshal.dumps(rows, 2)
-
-
-def _stat_or_missing(path: str) -> tuple:
-    try:
-        return _STAMP(os.stat(path))
-    except OSError:
-        return _MISSING
 
 
 def unchanged(stamps) -> bool:
