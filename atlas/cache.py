@@ -87,7 +87,8 @@ def code_key() -> str:
     return _code_key
 
 
-def _sources(root: Path) -> list[tuple[str, int, int, int]]:
+def source_stamps(root: Path) -> list[tuple[str, int, int, int]]:
+    """The package's Python sources under `root`: (path, size, mtime, ctime) each, sorted."""
     out = []
     stack = [str(root)]
     while stack:
@@ -108,7 +109,7 @@ def _sources(root: Path) -> list[tuple[str, int, int, int]]:
 
 
 def _sources_key(root: Path) -> str:
-    files = _sources(root)
+    files = source_stamps(root)
     stamp_file = path("code", crc(str(root)))
     known = read(stamp_file)
     if isinstance(known, dict) and known.get("python") == _PYTHON and known.get("files") == files:

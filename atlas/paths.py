@@ -156,8 +156,6 @@ def describe(folder: Path, origin: str) -> str:
 
 
 def cache_dir() -> Path:
-    env = os.environ.get("ATLAS_CACHE")
-    if env:
-        return _absolute(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ascend-atlas"
+    from .cachefolder import cache_folder
+
+    return Path(cache_folder())

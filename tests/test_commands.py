@@ -9,7 +9,7 @@ import io
 import click
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import commands, launch
+from atlas import commands, fastpaths, launch
 from atlas.cli import COMMANDS, cli
 from atlas.cli import main as click_main
 
@@ -100,7 +100,7 @@ def test_launcher_and_click_print_the_same_for_random_command_lines(mini, monkey
     def check(argv):
         slow = _run(click_main, argv)
         assert _run(launch.main, argv) == slow, argv
-        fast = launch._fast(argv)
+        fast = fastpaths.answer(argv)
         if fast is not None:                   # the launcher answered without click
             fast_count.append(argv)
             assert _printed(fast) == slow, argv
@@ -114,12 +114,12 @@ def test_launcher_answers_cards_hits_and_misses_itself(mini):
                        (["query", "buzz-x", "--lang", "zh"], 1), (["query", "buzz-x", "--format", "json"], 1),
                        (["query", "what", "is", "bus-x"], 0), (["query", "bux-x"], 0)):
         argv = [*argv, "--data", str(mini)]
-        fast = launch._fast(argv)
+        fast = fastpaths.answer(argv)
         assert fast is not None and fast.code == code, argv
         assert _printed(fast) == _run(click_main, argv), argv
     for argv in (["query", "kind:library"], ["query", "bus-x", "--lang", "fr"], ["query", "-s", "bus"],
                  ["query"], ["related", "bus-x"]):
-        assert launch._fast([*argv, "--data", str(mini)]) is None, argv
+        assert fastpaths.answer([*argv, "--data", str(mini)]) is None, argv
 
 
 def test_an_environment_variable_in_the_table_reaches_both_paths(mini, monkeypatch):
@@ -127,7 +127,7 @@ def test_an_environment_variable_in_the_table_reaches_both_paths(mini, monkeypat
     monkeypatch.setitem(commands.OPTIONS, "lang", commands.OPTIONS["lang"]._replace(envvar="ATLAS_TEST_LANG"))
     monkeypatch.setenv("ATLAS_TEST_LANG", "zh")
     argv = ["query", "bus-x", "--data", str(mini)]
-    fast = launch._fast(argv)
+    fast = fastpaths.answer(argv)
     assert fast is not None and "一条高速链路" in fast.out
     params = {o.long: o for o in commands.OPTIONS.values()}
     assert params["--lang"].value_from_env() == "zh"

@@ -471,10 +471,10 @@ def test_csv_and_tsv_follow_sparql_1_1(mini):
     # the embedded store and the launcher's fast path print the same bytes
     import contextlib
 
-    from atlas import launch
+    from atlas import fastpaths, launch
 
     argv = ["query", "--sparql", q, "--results", "csv", "--data", str(mini)]
-    assert launch._fast_sparql(argv) is not None  # answered without click
+    assert fastpaths._fast_sparql(argv) is not None  # answered without click
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), pytest.raises(SystemExit) as ended:
         launch.main(argv)

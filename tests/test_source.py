@@ -181,7 +181,7 @@ def test_source_without_a_clone_says_which_clone_and_exits_1(fixture, tmp_path):
 
 def test_the_launcher_and_click_print_the_same(fixture):
     data, root, _atlas, c1 = fixture
-    from atlas.launch import _fast
+    from atlas.fastpaths import answer as _fast
 
     for argv in (["where", "put.c:13"], ["source", f"example/shmem@{c1}:src/put.c#L11-L12"], ["where", "ring.cc:4"]):
         args = [*argv, "--data", str(data), "--repos", str(root), "--format", "json"]
