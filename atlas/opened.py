@@ -126,7 +126,8 @@ class Opened:
             index = held(self.key)  # the compiled index of this version: its file hashes and records
             if index is None:
                 return sparqlstore.Source(lambda: self.atlas, root, self.key)
-            return sparqlstore.Source(lambda: self.atlas, root, self.key, index.files, index.part, index.naming)
+            return sparqlstore.Source(lambda: self.atlas, root, self.key, index.files, index.part, index.naming,
+                                      index.naming_rows)
 
         try:
             return sparqlstore.open_version(root, self.key, source)

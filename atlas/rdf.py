@@ -8,6 +8,7 @@ so a store without a reasoner answers from either end and a plain SKOS tool sees
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -313,8 +314,10 @@ def release_iri(repo: str, name: str) -> URIRef:
     return ID[f"repo/{repo_local(repo)}/release/{quote(name, safe='')}"]
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def symbol_iri(repo: str, kind: str, name: str) -> URIRef:
-    """`id/api/<owner.name>/<kind>/<name>` (a C++ name's `::` kept as written, percent-encoded)."""
+    """`id/api/<owner.name>/<kind>/<name>` (a C++ name's `::` kept as written, percent-encoded;
+    kept: thousands of concepts may name one symbol)."""
     return ID[f"api/{repo_local(repo)}/{kind}/{quote(name, safe='')}"]
 
 
@@ -330,34 +333,65 @@ def _api(g: Sink, atlas: Atlas, where, api: list | None) -> None:
     _names_symbols(g, atlas)
 
 
-def _names_symbols(g: Sink, atlas: Atlas, naming: dict[str, list[tuple[str, str, str]]] | None = None) -> None:
+def _names_symbols(g: Sink, atlas: Atlas) -> None:
+    for c, named in _naming(atlas):
+        for repo, kind, name in named:
+            g.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
+
+
+def _naming(atlas: Atlas, naming: dict[str, list[tuple[str, str, str]]] | None = None):
+    """Each concept of `atlas` with the (repository, kind, name) of the symbols it names: from
+    `naming` (concept id -> them) when given, else found among `atlas.symbols`."""
     if naming is not None:
-        for cid, named in naming.items():
-            for repo, kind, name in named:
-                g.add((concept_iri(cid), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
+        for c in atlas.concepts:
+            yield c, naming.get(c.id, [])
         return
     index: dict = {}
     for sym in atlas.symbols:
         for key in {sym.name, sym.short}:
             index.setdefault(key, []).append(sym)
     for c in atlas.concepts:
-        for sym in named_by(c, index):
-            g.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(sym.repo, sym.kind, sym.name)))
+        yield c, [(sym.repo, sym.kind, sym.name) for sym in named_by(c, index)]
 
 
 def _api_by_file(atlas: Atlas, sink, naming: dict[str, list[tuple[str, str, str]]] | None = None) -> None:
-    """The API triples by file: a repository's releases with its API history file; the symbols
-    concepts name, and the naming, depend on the concept files and the histories together, so they
-    go with the triples derived from the whole atlas (SCHEME_GRAPH, rebuilt on every update)."""
+    """The API triples by file: a repository's releases with its API history file; that a concept
+    names a symbol, with the concept's file (it changes with that file, or with a history: the SPARQL
+    store compares each file's naming, see `naming_digests`); the named symbols themselves, which the
+    concepts and the histories decide together, with the triples derived from the whole atlas
+    (SCHEME_GRAPH, rebuilt on every update: one set of triples per distinct symbol named)."""
     for surface in atlas.surfaces:
         target = sink(surface.loc)
         if target is not None:
             _releases(target, surface, None)
+    for c, named in _naming(atlas, naming):
+        target = sink(c.loc) if named else None
+        if target is not None:
+            for repo, kind, name in named:
+                target.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
     whole = sink(Location(SCHEME_GRAPH))
     if whole is not None:
         for sym in atlas.symbols:
             _symbol(whole, atlas, atlas.surface_by_repo.get(sym.repo), sym, None)
-        _names_symbols(whole, atlas, naming)
+
+
+def naming_rows(atlas: Atlas):
+    """(data file, concept id, repository, kind, name) of each symbol a concept of `atlas` names."""
+    for c, named in sorted(_naming(atlas), key=lambda x: (data_file(x[0].loc), x[0].id)):
+        for repo, kind, name in named:
+            yield data_file(c.loc), c.id, repo, kind, name
+
+
+def naming_digests(rows) -> dict[str, str]:
+    """data file -> a digest of which symbols its concepts name, from rows (file, concept id,
+    repository, kind, name) in that order; a file whose concepts name nothing is absent."""
+    out: dict[str, hashlib.blake2b] = {}
+    for rel, *rest in rows:
+        h = out.get(rel)
+        if h is None:
+            h = out[rel] = hashlib.blake2b(digest_size=12)
+        h.update("\t".join(rest).encode("utf-8", "surrogateescape") + b"\n")
+    return {rel: h.hexdigest() for rel, h in out.items()}
 
 
 def _releases(g: Sink, surface: ApiSurface, where) -> None:

@@ -8,7 +8,8 @@ Layout, one folder per data folder (`<cache>/sparql-<crc of its real path>/`):
 - `<version>.lock` - readers hold a shared `flock` on it while they query; eviction takes it exclusively;
 - `current` - the published versions, newest first: key, folder and the base key (checksummed, written
   atomically); `<version>.files` - the sha256 of each data file that version was built from, and its
-  membership lists (which triples each file states, by an 8-byte name);
+  membership lists (which triples each file states, by an 8-byte name), kept for the newest version
+  alone (the next version is built from it; an older one is only read);
 - `build.lock` - one builder at a time.
 
 Each distinct triple is stored once, in the named graph of a data file that states it (`<https://ascend-
@@ -186,9 +187,10 @@ class Source:
     naming triples from it."""
 
     def __init__(self, load: Callable, root: Path, key: str, files: Callable[[], dict] | None = None,
-                 part: Callable[..., Any] | None = None, naming: Callable[[], dict] | None = None):
+                 part: Callable[..., Any] | None = None, naming: Callable[..., dict] | None = None,
+                 naming_rows: Callable[..., Any] | None = None):
         self.load, self.root, self.key = load, root, key
-        self.files, self.part, self.naming = files, part, naming
+        self.files, self.part, self.naming, self.naming_rows = files, part, naming, naming_rows
         self._atlas = None
         self._ontology = None
         self._part: tuple[set, Any] | None = None
@@ -251,10 +253,21 @@ class Source:
     def graphs(self, only: set | None) -> dict:
         from .rdf import graphs_by_file
 
-        if only is not None and self.part is not None:  # (the concepts naming symbols are not all in it)
-            return graphs_by_file(self._partial(only), self.ontology(), only,
-                                  self.naming() if self.naming is not None else None)
+        if only is not None and self.part is not None:  # (the histories' symbols are not all in it)
+            partial = self._partial(only)
+            naming = self.naming([c.id for c in partial.concepts]) if self.naming is not None else None
+            return graphs_by_file(partial, self.ontology(), only, naming)
         return graphs_by_file(self.atlas(), self.ontology(), only)
+
+    def naming_digests(self, rels: set | None = None) -> dict[str, str]:
+        """data file -> a digest of the symbols its concepts name (`rdf.naming_digests`), for the files
+        `rels` or for every file: a history's change can change a concept file's triples without a
+        change of its bytes."""
+        from .rdf import naming_digests, naming_rows
+
+        if self.naming_rows is not None:
+            return naming_digests(self.naming_rows(rels))
+        return {k: v for k, v in naming_digests(naming_rows(self.atlas())).items() if rels is None or k in rels}
 
     def nquads(self) -> bytes:
         """The whole dataset as N-Quads (a store in memory, where the cache cannot hold one)."""
@@ -309,6 +322,8 @@ def _build(base: Path, key: str, source_factory: Callable[[], Source]) -> None:
         entry = _make(base, key, source, versions[0] if versions else None)
         kept = [entry] + [v for v in versions if v.get("key") != key][: KEEP - 1]
         _write_current(base, kept)
+        for older in kept[1:]:  # only the newest is built from: the others' membership lists go
+            (base / f"{older['folder']}.files").unlink(missing_ok=True)
         _evict(base, {v["folder"] for v in kept})
     finally:
         os.close(fd)
@@ -323,21 +338,36 @@ def _make(base: Path, key: str, source: Source, newest: dict | None) -> dict:
     base_key = source.base_key()
     digests = source.digests()
     old = _files(base, newest) if newest and newest.get("base") == base_key and digests else None
+    naming = None
     try:
-        if old and newest and isinstance(old.get("digests"), dict) and digests:
+        if old and newest and isinstance(old.get("digests"), dict) and isinstance(old.get("naming"), dict) \
+                and digests:
             ox.Store.read_only(str(base / newest["folder"])).backup(str(tmp))
             changed = _changed(old["digests"], digests)
+            naming = _naming_now(source, old["naming"], changed)
+            changed |= _changed(old["naming"], naming)
             members = _update(ox.Store(str(tmp)), _emitted(source.graphs(changed)), changed, old)
         else:
+            naming = source.naming_digests() if digests else None
             members = _fill(ox.Store(str(tmp)), _emitted(source.graphs(None)))
         if digests:
-            _write_checked(base / f"{name}.files", dict(members, digests=digests))
+            _write_checked(base / f"{name}.files", dict(members, digests=digests, naming=naming))
         os.replace(tmp, base / name)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         (base / f"{name}.files").unlink(missing_ok=True)
         raise
     return {"key": key, "folder": name, "base": base_key}
+
+
+def _naming_now(source: Source, old: dict, changed: set) -> dict:
+    """Each file's naming digest now: read again for every file when an API history (`.jsonl`)
+    changed; else only the changed files can name other symbols than before."""
+    if any(k.endswith(".jsonl") for k in changed):
+        return source.naming_digests()
+    now = {k: v for k, v in old.items() if k not in changed}
+    now.update(source.naming_digests(changed))
+    return now
 
 
 def _changed(old: dict, new: dict) -> set:

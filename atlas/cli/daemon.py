@@ -49,6 +49,7 @@ def stop(fmt):
     state = stop_resident()
     if state is None:
         finish(Answer(format_result(fmt, {"running": False}, lambda _: "no resident process was running"), "", 0))
+        return
     finish(Answer(format_result(fmt, dict(state, running=False),
                                 lambda s: f"stopped the resident process (pid {s['pid']}) after "
                                           f"{s['answered']} answers"), "", 0))
