@@ -271,6 +271,7 @@ class _Server:
                 continue  # a query for it reports the problem itself
 
     def serve(self, path: str) -> None:
+        import gc
         import socket
 
         tmp = f"{path}.{os.getpid()}"
@@ -285,6 +286,7 @@ class _Server:
         os.replace(tmp, path)
         mine = os.stat(path).st_ino
         srv.settimeout(self.idle)
+        gc.disable()
         try:
             while True:
                 try:
@@ -294,6 +296,11 @@ class _Server:
                 with conn:
                     if not self.handle(conn):
                         return
+                # after the reply (and only then: no collection pauses an answer), what the answer
+                # opened is freed (an opened atlas and its card store refer to each other), so the
+                # next update of the index finds no reader on the generation it replaces and updates
+                # it in place instead of copying the database
+                gc.collect()
         finally:
             srv.close()
             try:

@@ -191,15 +191,40 @@ def test_the_resident_process_answers_as_the_command_does(resident):
     assert _atlas(args, narrow, cwd=mini.parent) == _atlas(args, dict(narrow, ATLAS_RESIDENT="0"), cwd=mini.parent)
 
 
+def test_random_command_lines_get_the_same_bytes_with_and_without_it(resident):
+    """Random `atlas query ...` lines (test_commands' generator: cards, searches, misses, filters, SPARQL,
+    bad options and values) through the resident process and without it."""
+    from test_commands import query_argv
+
+    env, mini = resident
+    alone = dict(env, ATLAS_RESIDENT="0")
+    before = _answered(env)
+
+    @settings(max_examples=25, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(query_argv(str(mini)))
+    def check(argv):
+        assert _atlas(argv, env) == _atlas(argv, alone), argv
+
+    check()
+    assert _answered(env) - before >= 5, "the resident process seldom answered: the comparison was nearly vacuous"
+
+
 def test_an_edit_made_just_before_a_query_is_in_its_answer(resident):
     env, mini = resident
     alone = dict(env, ATLAS_RESIDENT="0")
     card = mini / "concepts" / "x" / "board-a.yaml"
+    for line in (["query", "board-a"], ["query", "test", "board"]):  # answers that opened cards and search
+        assert _atlas([*line, "--data", str(mini)], env)[2] == 0
+    generations = sorted(Path(env["ATLAS_CACHE"]).glob("store-*/*.sqlite"))
+    assert len(generations) == 1
     for i in range(3):
         card.write_text(card.read_text(encoding="utf-8").replace("en: Board A", f"en: Board A{i}", 1).replace(
             f"en: Board A{i - 1}", f"en: Board A{i}", 1), encoding="utf-8")
         got = _atlas(["query", "board-a", "--data", str(mini)], env)
         assert f"Board A{i}" in got[0] and got == _atlas(["query", "board-a", "--data", str(mini)], alone)
+        # updated in place: the resident process held no reader of it when it updated (no copy made)
+        assert sorted(Path(env["ATLAS_CACHE"]).glob("store-*/*.sqlite")) == generations
     fresh = mini / "concepts" / "newer"
     fresh.mkdir()
     (fresh / "lib-q.yaml").write_text((mini / "concepts" / "x" / "lib-c.yaml").read_text(encoding="utf-8")

@@ -52,7 +52,7 @@ def stop(fmt):
         return
     finish(Answer(format_result(fmt, dict(state, running=False),
                                 lambda s: f"stopped the resident process (pid {s['pid']}) after "
-                                          f"{s['answered']} answers"), "", 0))
+                                          f"{_answers(s['answered'])}"), "", 0))
 
 
 @daemon.command()
@@ -70,9 +70,13 @@ def status(fmt):
 def _text(s: dict) -> str:
     lead = "started" if s.get("started_now") else "running"
     lines = [f"resident process {lead}: pid {s['pid']}, since {s['started'].replace('T', ' ')}, "
-             f"{s['answered']} answers, exits after {s['idle_s']:g} s idle"]
+             f"{_answers(s['answered'])}, exits after {s['idle_s']:g} s idle"]
     if not s["watcher"]:
         lines.append("  no file watcher here (inotify): every answer checks the data files")
     for folder, how in sorted(s["folders"].items()):
         lines.append(f"  {folder}: " + ("watched" if how == "watched" else f"checked on every answer ({how})"))
     return "\n".join(lines)
+
+
+def _answers(n: int) -> str:
+    return f"{n} answer" + ("" if n == 1 else "s")
