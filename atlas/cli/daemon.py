@@ -58,7 +58,10 @@ def stop(fmt):
 @daemon.command()
 @format_option
 def status(fmt):
-    """Whether a resident process runs, and how it checks each data folder (exit 1: none runs)."""
+    """Whether one runs, and how it checks data.
+
+    Each data folder it has opened is "watched", or checked on every answer, with the reason (a symbolic
+    link or a hard-linked file inside, a network filesystem). Exit 1 when none runs."""
     from ..resident import status as resident_status
 
     state = resident_status()
