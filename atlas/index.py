@@ -226,32 +226,28 @@ class Index:
         """concept id -> the (repository, kind, name) of each API symbol it names (of the concepts
         `ids`, or of every concept)."""
         out: dict[str, list[tuple[str, str, str]]] = {}
-        sql = "SELECT concept, repo, kind, name FROM named"
-        if ids is None:
-            rows = list(self.con.execute(sql + " ORDER BY concept, seq"))
-        else:
-            ids, rows = sorted(set(ids)), []
-            for i in range(0, len(ids), 500):
-                chunk = ids[i:i + 500]
-                rows += self.con.execute(f"{sql} WHERE concept IN ({','.join('?' * len(chunk))}) "
-                                         "ORDER BY concept, seq", chunk)
-        for concept, repo, kind, name in rows:
+        for concept, repo, kind, name in self._rows_in("SELECT concept, repo, kind, name FROM named", "concept",
+                                                       ids, " ORDER BY concept, seq"):
             out.setdefault(concept, []).append((repo, kind, name))
         return out
 
     def naming_rows(self, rels=None) -> list:
         """(data file, concept id, repository, kind, name) of each symbol a concept names (in the files
         `rels`, or in every file), by file, concept and order (what `rdf.naming_digests` reads)."""
-        sql = ("SELECT w.rel, n.concept, n.repo, n.kind, n.name FROM named n JOIN win w ON w.kind = 'concept' "
-               "AND w.id = n.concept")
-        order = " ORDER BY w.rel, n.concept, n.seq"
-        if rels is None:
+        return self._rows_in("SELECT w.rel, n.concept, n.repo, n.kind, n.name FROM named n JOIN win w "
+                             "ON w.kind = 'concept' AND w.id = n.concept", "w.rel", rels,
+                             " ORDER BY w.rel, n.concept, n.seq")
+
+    def _rows_in(self, sql: str, column: str, values, order: str) -> list:
+        """The rows of `sql` whose `column` is one of `values` (every row when None), asked 500 values
+        at a time, each batch in `order`."""
+        if values is None:
             return list(self.con.execute(sql + order))
-        rels = sorted(rels)
+        values = sorted(set(values))
         rows: list = []
-        for i in range(0, len(rels), 500):
-            chunk = rels[i:i + 500]
-            rows += self.con.execute(f"{sql} WHERE w.rel IN ({','.join('?' * len(chunk))}){order}", chunk)
+        for i in range(0, len(values), 500):
+            chunk = values[i:i + 500]
+            rows += self.con.execute(f"{sql} WHERE {column} IN ({','.join('?' * len(chunk))}){order}", chunk)
         return rows
 
     def card_epoch(self, ident: str) -> int:

@@ -20,7 +20,8 @@ from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from .bounded import DATA_FILE, read_bounded
 from .errors import AtlasError, Location
-from .model import KINDS, RELATION_TYPES, ApiSurface, ApiSymbol, Atlas, Evidence, Repository, Text, named_by, utc_day
+from .model import (KINDS, RELATION_TYPES, ApiSurface, ApiSymbol, Atlas, Concept, Evidence, Repository, Text,
+                    named_by, utc_day)
 from .vocab import BASE, PREFIXES, SCHEME
 
 
@@ -335,8 +336,12 @@ def _api(g: Sink, atlas: Atlas, where, api: list | None) -> None:
 
 def _names_symbols(g: Sink, atlas: Atlas) -> None:
     for c, named in _naming(atlas):
-        for repo, kind, name in named:
-            g.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
+        _names(g, c, named)
+
+
+def _names(g: Sink, c: Concept, named: list[tuple[str, str, str]]) -> None:
+    for repo, kind, name in named:
+        g.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
 
 
 def _naming(atlas: Atlas, naming: dict[str, list[tuple[str, str, str]]] | None = None):
@@ -367,8 +372,7 @@ def _api_by_file(atlas: Atlas, sink, naming: dict[str, list[tuple[str, str, str]
     for c, named in _naming(atlas, naming):
         target = sink(c.loc) if named else None
         if target is not None:
-            for repo, kind, name in named:
-                target.add((concept_iri(c.id), ATLAS.namesSymbol, symbol_iri(repo, kind, name)))
+            _names(target, c, named)
     whole = sink(Location(SCHEME_GRAPH))
     if whole is not None:
         for sym in atlas.symbols:

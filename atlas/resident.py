@@ -177,7 +177,8 @@ def start(data_dirs: list[str], idle: float) -> tuple[dict, bool]:
         child = subprocess.Popen([sys.executable, "-m", "atlas.resident", "--idle", repr(float(idle)),
                                   *[os.path.abspath(d) for d in data_dirs]],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                 start_new_session=True, close_fds=True)
+                                 start_new_session=True, close_fds=True,
+                                 cwd=os.path.dirname(_code()[0]))  # `-m` imports this very package
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         if child.poll() is not None:
@@ -329,9 +330,10 @@ class _Server:
             if kind != "answer" or len(request) != 8:
                 _send(conn, ("declined",))
                 return True
-            if tuple(request[2]) != self.code or not self._code_unchanged():
+            same = self._code_unchanged()  # (one scan of the package's sources per answer)
+            if tuple(request[2]) != self.code or not same:
                 _send(conn, ("declined",))
-                return self._code_unchanged()
+                return same
             conn.settimeout(None)
             _send(conn, self.answer(*request[3:]))
         except (OSError, EOFError, ValueError, TypeError):

@@ -81,13 +81,7 @@ def measure(n: int, work: Path) -> dict:
     out["validate_first_s"] = _run(exe + ["validate", "--no-shacl", *data_args], env)
     out["sparql_build_s"] = _run(exe + ["query", "--sparql", SELECT, *data_args], env)
     out["cache_mb"] = _folder_size(cache) / 1e6
-    times = interleaved({
-        "floor": [sys.executable, "-c", "pass"],
-        "card": exe + ["query", "hccs", *data_args],
-        "search": exe + ["query", "who", "rings", "the", "doorbell", *data_args],
-        "select": exe + ["query", "--sparql", SELECT, *data_args],
-        "ask": exe + ["query", "--sparql", ASK, *data_args],
-    }, runs=RUNS, env=env)
+    times = _warm(exe, data_args, env)
     ask = subprocess.run(exe + ["query", "--sparql", ASK, "--results", "json", *data_args], env=env,
                          capture_output=True, text=True)
     out["ask_answer"] = ask.stdout.strip()[-60:]
@@ -108,13 +102,7 @@ def _resident(n: int, data: Path, data_args: list[str], exe: list[str], env: dic
                    stdout=subprocess.DEVNULL)
     out = {"r_start_s": time.perf_counter() - t0}
     try:
-        times = interleaved({
-            "floor": [sys.executable, "-c", "pass"],
-            "card": exe + ["query", "hccs", *data_args],
-            "search": exe + ["query", "who", "rings", "the", "doorbell", *data_args],
-            "select": exe + ["query", "--sparql", SELECT, *data_args],
-            "ask": exe + ["query", "--sparql", ASK, *data_args],
-        }, runs=RUNS, env=env)
+        times = _warm(exe, data_args, env)
         out.update({f"r_{k}": v for k, v in times.items()})
         if n:
             first, sparql = [], []
@@ -146,6 +134,17 @@ def resident_row(m: dict) -> str:
             f"{m['r_search'] * 1000:.0f} ms: **{m['r_search'] / floor:.1f}x** | "
             f"{m['r_select'] * 1000:.0f} ms: **{m['r_select'] / floor:.1f}x** | "
             f"{m['r_ask'] * 1000:.0f} ms: **{m['r_ask'] / floor:.1f}x** | {edit} | {sedit} | {floor * 1000:.0f} ms |")
+
+
+def _warm(exe: list[str], data_args: list[str], env: dict) -> dict:
+    """The warm card, search, SELECT and ASK, interleaved with the floor: median seconds each."""
+    return interleaved({
+        "floor": [sys.executable, "-c", "pass"],
+        "card": exe + ["query", "hccs", *data_args],
+        "search": exe + ["query", "who", "rings", "the", "doorbell", *data_args],
+        "select": exe + ["query", "--sparql", SELECT, *data_args],
+        "ask": exe + ["query", "--sparql", ASK, *data_args],
+    }, runs=RUNS, env=env)
 
 
 def _after_edits(n: int, data: Path, data_args: list[str], exe: list[str], env: dict) -> dict:

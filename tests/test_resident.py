@@ -260,6 +260,28 @@ def test_a_caller_of_other_code_is_declined_and_a_dead_process_is_no_answer(resi
     assert code == 1 and "no resident process is running" in out
 
 
+def test_started_from_a_folder_holding_another_atlas_it_runs_this_one(mini, tmp_path):
+    """`python -m` puts the working folder first on the path: another checkout there (a copy of the
+    package) must not be what the resident process imports, or it declines every caller."""
+    decoy = tmp_path / "elsewhere"
+    shutil.copytree(ROOT / "atlas", decoy / "atlas", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = Path(f"/tmp/atlas-res-{os.getpid()}-decoy")
+    env = _env(cache)
+
+    def console(args):  # as the console script runs: the working folder not on the path (-P)
+        return subprocess.run([sys.executable, "-P", "-m", "atlas", *args], env=env, cwd=decoy,
+                              capture_output=True, text=True, timeout=300)
+
+    try:
+        done = console(["daemon", "start", "--data", str(mini)])
+        assert done.returncode == 0, done.stderr
+        assert console(["query", "board-a", "--data", str(mini)]).returncode == 0
+        assert _answered(env) == 1  # the caller's own code: not declined
+    finally:
+        _atlas(["daemon", "stop"], env)
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def test_it_stops_when_idle_and_when_asked(mini):
     cache = Path(f"/tmp/atlas-res-{os.getpid()}-idle")
     env = _env(cache)
