@@ -17,8 +17,8 @@ def load(data_dir=None):
 
 
 def __getattr__(name: str):
-    """The error types, imported when first asked for (the console script's first step, asking a
-    resident process, imports none of the package's modules but its own)."""
+    """The error types, imported when first asked for (the console script's first step imports none
+    of the package's modules but its own)."""
     if name in ("AtlasError", "Location", "Problem"):
         from . import errors
 

@@ -407,11 +407,10 @@ def _about(item: Path) -> str:
 
 
 def entries(folder: Path | None = None) -> list[Entry]:
-    """Every item of the cache folder (lock files belong to their item; a socket is a running
-    process's door, atlas.resident's, not an entry), newest use first."""
+    """Every item of the cache folder (lock files belong to their item), newest use first."""
     folder = folder or cache_dir()
     try:
-        items = [p for p in folder.iterdir() if not p.name.endswith(".lock") and not p.is_socket()]
+        items = [p for p in folder.iterdir() if not p.name.endswith(".lock")]
     except OSError:
         return []
     out = [Entry(p.name, p.name.split("-", 1)[0].lstrip("."), size_of(p), _used(p), _about(p)) for p in items]

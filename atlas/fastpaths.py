@@ -7,8 +7,7 @@ cached pin and code tables.
 This module only parses: it reads the options of `atlas.commands.OPTIONS` (the table click's
 decorators are built from) and calls the same command functions as the click commands. Everything
 else - every other option, every error - is left to the click CLI in atlas.cli, which prints exactly
-the same output for the same arguments. The console script (atlas.launch) and the resident process
-(atlas.resident) both answer through `answer`.
+the same output for the same arguments. The console script (atlas.launch) answers through `answer`.
 """
 from __future__ import annotations
 

@@ -33,8 +33,6 @@ from .walk import list_files
 if TYPE_CHECKING:
     import sqlite3
 
-    from .watch import Watcher
-
 RACY_NS = 2_000_000_000  # timestamps this close to the stamp's own time prove nothing
 
 
@@ -268,27 +266,16 @@ def open_index(data_dir=None, use_cache: bool = True) -> Index:
     if not root.is_dir():
         raise AtlasError("data directory does not exist", Location(str(root)),
                          "pass --data DIR or set ATLAS_DATA")
-    trusted = WATCH is not None and WATCH.trusted(root)  # (asked first: a new folder is watched before its check)
     known = _OPEN.get(root)
     if known is not None and use_cache and known.reader is not None and \
-            (trusted or unchanged(known.meta("stamps"))):
-        return _checked(root, known)
+            unchanged(known.meta("stamps")):
+        return known
     known = _OPEN.pop(root, None) and None  # whoever else holds the old one keeps reading its state
     index = _open(root) if use_cache else None
     if index is None:
         index = _in_memory(root)
     if use_cache:
         _OPEN[root] = index
-    return _checked(root, index)
-
-
-WATCH: "Watcher | None" = None  # a long-running process's file watcher (atlas.resident sets one)
-
-
-def _checked(root: Path, index: Index) -> Index:
-    """`index`, which matches `root`'s files as they are now: the watcher may trust it until an event."""
-    if WATCH is not None:
-        WATCH.verified(root)
     return index
 
 

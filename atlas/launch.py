@@ -1,23 +1,11 @@
-"""The `atlas` console script. A command line is answered, in this order: by a running resident
-process (atlas.resident: `atlas daemon start`), when one serves this cache folder; by a hot path
-without click (atlas.fastpaths); else by the click CLI (atlas.cli), which prints exactly the same
+"""The `atlas` console script. A command line is answered by a hot path without click
+(atlas.fastpaths) when it is one, else by the click CLI (atlas.cli), which prints exactly the same
 output for the same arguments.
 """
 from __future__ import annotations
 
 import os
 import sys
-
-
-def _print(out: str, err: str) -> None:
-    """What the resident process's run printed by itself, before its answer."""
-    try:
-        if out:
-            sys.stdout.write(out)
-        if err:
-            sys.stderr.write(err)
-    except BrokenPipeError:
-        os._exit(1)
 
 
 def _write(result) -> int:
@@ -51,13 +39,6 @@ def readable(argv: list[str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     readable(argv)
-    if argv[:1] in (["query"], ["where"], ["source"]):
-        from .resident import ask
-
-        reply = ask(argv)
-        if reply is not None:
-            _print(reply.printed_out, reply.printed_err)
-            sys.exit(_write(reply))
     from .fastpaths import answer
 
     result = answer(argv)

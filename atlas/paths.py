@@ -156,6 +156,9 @@ def describe(folder: Path, origin: str) -> str:
 
 
 def cache_dir() -> Path:
-    from .cachefolder import cache_folder
-
-    return Path(cache_folder())
+    """The cache folder: $ATLAS_CACHE, else $XDG_CACHE_HOME/ascend-atlas, else ~/.cache/ascend-atlas."""
+    env = os.environ.get("ATLAS_CACHE")
+    if env:
+        return _absolute(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ascend-atlas"

@@ -10,9 +10,7 @@ against `python -c pass` measured in the same run (medians of interleaved runs):
   query after editing one file (the index and the store's named graphs updated);
 - `atlas validate --no-shacl`: the first run (after the first query built the index), warm, and
   after editing one file;
-- the cache folder's size against the data's (after the edits: every kept version counts);
-- the same queries, and the first card and SPARQL query after an edit, answered by the resident
-  process (`atlas daemon start`, atlas.resident), which skips the imports and the per-file check.
+- the cache folder's size against the data's (after the edits: every kept version counts).
 
 Targets (issue 27): card <= 3x, ranked search <= 4x, SELECT <= 10x, ASK answers, first query
 after one edit < 2 s, cache < 3x the data's size. Not a test; run by hand, with the Python of a
@@ -90,50 +88,7 @@ def measure(n: int, work: Path) -> dict:
     if n:
         out.update(_after_edits(n, data, data_args, exe, env))
     out["cache_mb"] = _folder_size(cache) / 1e6
-    out.update(_resident(n, data, data_args, exe, env))
     return out
-
-
-def _resident(n: int, data: Path, data_args: list[str], exe: list[str], env: dict) -> dict:
-    """The same queries answered by the resident process (`atlas daemon start`), and the first card
-    and SPARQL query after an edit, each edit to a copy not edited before."""
-    t0 = time.perf_counter()
-    subprocess.run(exe + ["daemon", "start", "--idle", "600", *data_args], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    out = {"r_start_s": time.perf_counter() - t0}
-    try:
-        times = _warm(exe, data_args, env)
-        out.update({f"r_{k}": v for k, v in times.items()})
-        if n:
-            first, sparql = [], []
-            for i in range(EDITS):
-                copy = concept_file(data, (i * 7919 + 101) % n)
-                _edit(copy, 200 + i)
-                first.append(_run(exe + ["query", copy.stem, *data_args], env))
-                _edit(concept_file(data, (i * 7919 + 307) % n), 300 + i)
-                sparql.append(_run(exe + ["query", "--sparql", SELECT, *data_args], env))
-            out.update(r_edit_s=statistics.median(first), r_edit_max_s=max(first),
-                       r_sparql_edit_s=statistics.median(sparql), r_sparql_edit_max_s=max(sparql))
-        status = subprocess.run(exe + ["daemon", "status", "--format", "json"], env=env, capture_output=True,
-                                text=True, check=True)
-        import json
-
-        out["r_answered"] = json.loads(status.stdout)["answered"]
-    finally:
-        subprocess.run(exe + ["daemon", "stop"], env=env, stdout=subprocess.DEVNULL)
-    return out
-
-
-def resident_row(m: dict) -> str:
-    floor = m["r_floor"]
-    edit = (f"{m['r_edit_s']:.2f} s (worst {m['r_edit_max_s']:.2f} s)" if "r_edit_s" in m else "-")
-    sedit = (f"{m['r_sparql_edit_s']:.2f} s (worst {m['r_sparql_edit_max_s']:.2f} s)"
-             if "r_sparql_edit_s" in m else "-")
-    return (f"| {m['n'] + 147 if m['n'] else 147:,} concepts | started in {m['r_start_s']:.1f} s | "
-            f"{m['r_card'] * 1000:.0f} ms: **{m['r_card'] / floor:.1f}x** | "
-            f"{m['r_search'] * 1000:.0f} ms: **{m['r_search'] / floor:.1f}x** | "
-            f"{m['r_select'] * 1000:.0f} ms: **{m['r_select'] / floor:.1f}x** | "
-            f"{m['r_ask'] * 1000:.0f} ms: **{m['r_ask'] / floor:.1f}x** | {edit} | {sedit} | {floor * 1000:.0f} ms |")
 
 
 def _warm(exe: list[str], data_args: list[str], env: dict) -> dict:
@@ -190,19 +145,11 @@ def main(argv: list[str]) -> int:
           "| first card after one edit | first SPARQL after one edit | cache size (after the edits) "
           "| validate --no-shacl, first / warm / after one edit | floor |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    kept = []
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix="atlas-scale-") as tmp:
             m = measure(n, Path(tmp))
-            kept.append(m)
             print(row(m), flush=True)
             print(f"    {m}", file=sys.stderr, flush=True)
-    print("\nWith the resident process (`atlas daemon start`):\n")
-    print("| atlas | start (index already built) | card, warm | ranked search, warm | SELECT LIMIT 10, warm "
-          "| ASK, warm | first card after one edit | first SPARQL after one edit | floor |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for m in kept:
-        print(resident_row(m), flush=True)
     return 0
 
 

@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
     ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
-              "jsonrpc", "apifile", "sparqlsyntax", "watch", "cachefolder"]),
+              "jsonrpc", "apifile", "sparqlsyntax"]),
     ("model", ["model"]),
     ("view", ["viewtypes", "views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks", "apiload"]),
@@ -23,7 +23,7 @@ LAYERS = [
     ("faces", ["render", "render_code", "markdown", "rdf", "sparql", "sparqlstore", "shacl", "harvest.*", "htmlmap.*",
                "code.*"]),
     ("open", ["opened", "ask"]),
-    ("commands", ["commands", "fastpaths", "resident"]),
+    ("commands", ["commands", "fastpaths"]),
     ("fronts", ["cli.*", "mcpserver", "mcpsdk", "mcpshapes", "mcpstdio", "sparqlserver"]),
     ("entry", ["cli", "launch", "__main__", ""]),
 ]
@@ -39,7 +39,6 @@ SIBLINGS = {
     ("queries", "resolve"): "filters and flows name records the way every face does",
     ("checks", "loader"): "cross-record checks run on the loader's result",
     ("paths", "seed"): "outside a checkout, refresh and verify work in the user's copy of the data, made by seed",
-    ("paths", "cachefolder"): "the cache folder is named once, without pathlib, for the console script's first step",
     ("seed", "errors"): "a copy that cannot be made is an AtlasError naming the folder",
     ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
     ("paging", "errors"): "a cursor that does not continue its call is an AtlasError naming the argument",
@@ -79,8 +78,6 @@ SIBLINGS = {
     ("cli.*", "sparqlserver"): "`atlas serve --sparql` starts the SPARQL endpoint, which calls the command layer",
     ("launch", "cli"): "the fast launcher hands every other command line to click",
     ("fastpaths", "commands"): "the hot paths parse the options table and call the command functions",
-    ("resident", "commands"): "the resident process imports the command functions once, before its first answer",
-    ("resident", "fastpaths"): "the resident process answers with the console script's own hot paths",
     ("__main__", "launch"): "`python -m atlas` is the console script",
 }
 # The faces receive an Atlas (or its views) from the command that opened it: they never load one.

@@ -30,7 +30,6 @@ COMMANDS = {
     "map": ("mapcmd", "map_", "Write the offline HTML map (it works from file://)"),
     "export": ("linked", "export", "The atlas as RDF: Turtle, JSON-LD or N-Triples"),
     "serve": ("serve", "serve", "Serve the atlas to coding assistants (MCP)"),
-    "daemon": ("daemon", "daemon", "A resident process: queries without start-up costs"),
     "cache": ("cachecmd", "cache", "The cache folder's size and entries; --clear empties it"),
     "where": ("source", "where", "The concepts, claims and flow steps that cite a source line"),
     "source": ("source", "source", "The source lines behind a pin, a concept or a flow step"),
