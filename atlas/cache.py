@@ -359,7 +359,6 @@ def in_use(item: Path) -> list[Lock]:
 
 MAX_BYTES = 2 << 30  # the default size cap ($ATLAS_CACHE_MAX_MB)
 MAX_OTHERS = 3  # data versions kept besides the current one ($ATLAS_CACHE_KEEP)
-LEGACY = ("atlas-", "cards-", "index-", "search-")  # the layout before the compiled index's store
 
 
 class Entry(NamedTuple):
@@ -453,8 +452,8 @@ def _limits() -> tuple[int, int]:
 
 def evict(keep=(), folder: Path | None = None, max_bytes: int | None = None,
           max_others: int | None = None) -> list[str]:
-    """Remove what the cache need not keep, oldest first, and return the names removed: the
-    layout of an older version, compiled indexes beyond the `max_others` most recently used
+    """Remove what the cache need not keep, oldest first, and return the names removed: compiled
+    indexes beyond the `max_others` most recently used
     besides those named in `keep`, and anything beyond `max_bytes` in all. An entry a process
     holds (see `Lock`) is never removed; the entries in `keep` neither."""
     folder = folder or cache_dir()
@@ -468,8 +467,7 @@ def evict(keep=(), folder: Path | None = None, max_bytes: int | None = None,
         mine = e.name in keep
         if not mine and e.kind == "store":
             others += 1
-        over = e.name.startswith(LEGACY) or (not mine and (
-            (e.kind == "store" and others > max_others) or total + e.size > max_bytes))
+        over = not mine and ((e.kind == "store" and others > max_others) or total + e.size > max_bytes)
         if over and remove(item):
             removed.append(e.name)
         else:

@@ -10,9 +10,7 @@ within `RACY_NS` of the moment its stamp was taken is hashed again by every quer
 stamp covers it (git's "racily clean" rule), so two edits within one timestamp tick are seen too.
 
 `open_index` gives the current index; `load_keyed` / `load_atlas` the atlas (a whole-atlas load:
-only for commands that need one); `validate` everything with every problem; `data_state` the
-per-file content hashes and `changed_files` the difference between two states, for derived stores
-such as the SPARQL store that keep one part per data file.
+only for commands that need one); `validate` everything with every problem.
 """
 from __future__ import annotations
 
@@ -185,14 +183,6 @@ class Index:
     def files(self) -> dict[str, str]:
         """rel -> content hash of every data file."""
         return dict(self.con.execute("SELECT rel, sha FROM file ORDER BY rel"))
-
-    def records(self, rel: str) -> list:
-        """The records defined in one data file that count (not a later duplicate of an id)."""
-        from .update import Results
-
-        results = Results(self.con)
-        rows = self.con.execute("SELECT kind, id, pos FROM win WHERE rel = ? ORDER BY pos", (rel,))
-        return [results.record(rel, pos) for _kind, _id, pos in rows]
 
     def part(self, rels, symbols: bool = True) -> Atlas:
         """The records of the data files `rels` with what their RDF export reads of the rest: every
@@ -529,45 +519,6 @@ def load_keyed(data_dir=None, *, use_cache: bool = True, lazy: bool = False):
     index = open_index(data_dir, use_cache=use_cache)
     index.raise_errors()
     return (index.atlas if lazy else index.atlas()), index.key
-
-
-class DataState(NamedTuple):
-    """One state of a data folder, for stores derived from it per data file (the SPARQL store
-    keeps one named graph per file): `files` maps each data file (its path under the folder) to
-    its content hash; `version` hashes them all; `key` adds the folder and the code."""
-
-    root: Path
-    files: dict[str, str]
-    version: str
-    key: str
-    opened: Index
-
-    def records(self, rel: str) -> list:
-        """The records that file `rel` defines (those that count: a later duplicate id does not)."""
-        return self.opened.records(rel)
-
-    def atlas(self) -> Atlas:
-        return self.opened.atlas()
-
-
-def data_state(data_dir=None) -> DataState:
-    """The current state of a data folder (the index is brought up to date first; bad data raises
-    AtlasError with every problem)."""
-    index = open_index(data_dir)
-    index.raise_errors()
-    return DataState(index.root, index.files(), index.version, index.key, index)
-
-
-class FileChanges(NamedTuple):
-    added: list[str]
-    changed: list[str]
-    removed: list[str]
-
-
-def changed_files(old: dict[str, str], new: dict[str, str]) -> FileChanges:
-    """Which data files differ between two states (`DataState.files` of each)."""
-    return FileChanges(sorted(set(new) - set(old)), sorted(r for r in new if r in old and new[r] != old[r]),
-                       sorted(set(old) - set(new)))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -941,12 +941,6 @@ def _check_shas(ctx: _Ctx, f: dict, keys) -> None:
 # Files
 # ---------------------------------------------------------------------------------------------
 
-def data_files(data_dir: Path) -> list[Path]:
-    """Every YAML file the atlas reads, in a stable order (the one walk: `atlas.walk`; the generated API
-    histories, JSON lines, are not YAML)."""
-    return [data_dir / rel for rel, _, _ in list_files(data_dir).files if not rel.endswith(".jsonl")]
-
-
 _FLOW_INDICATORS = "?:,[]{}#"
 
 

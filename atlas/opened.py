@@ -142,6 +142,3 @@ class Opened:
         """The concepts the terms name, each once."""
         return resolve.concepts(self.atlas, terms)
 
-
-def open_atlas(data_dir: Any = None) -> Opened:
-    return Opened(data_dir)

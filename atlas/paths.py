@@ -24,7 +24,6 @@ from typing import NamedTuple
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT = "ascend-atlas"
-SEED_MARK = ".seeded-from"  # in a seeded data folder: where it was copied from and that data's digest
 _PROJECT_NAME = r"""^\s*name\s*=\s*["']ascend-atlas["']\s*(#.*)?$"""  # compiled only when a pyproject is read
 
 

@@ -171,10 +171,9 @@ def remove_documents(con, typ: str, ident: str) -> None:
         con.execute("DELETE FROM doc WHERE rowid = ?", (rowid,))
 
 
-def build(atlas, key: str | None = None):
+def build(atlas):
     """A search index of `atlas` in memory (for an atlas in hand; the compiled index keeps its own
-    in its database, updated per data file: see atlas.update). `key` is ignored (kept for callers
-    of the former file-per-key index). Returns an open `SearchIndex`."""
+    in its database, updated per data file: see atlas.update). Returns an open `SearchIndex`."""
     import sqlite3
 
     con = sqlite3.connect(":memory:", check_same_thread=False)

@@ -30,7 +30,6 @@ from .text import norm
 
 WORDS_FILE = Path(__file__).with_name("querywords.yaml")
 MAX_CHARS = 200  # longer text is searched as it is: no names or cues are looked for
-INTENTS = ("definition", "history", "question", "comparison", "claims", "search")
 _RUN_PUNCTUATION = "？。，"
 _POSSESSIVE = re.compile(r"['’]s(?![0-9a-z])")
 _LOOSE = re.compile("[ \\-_./()（）]")  # what `text.squash` drops

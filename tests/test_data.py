@@ -130,8 +130,8 @@ def test_every_pin_uses_a_full_sha(atlas):
 
 
 def _yaml_files():
-    from atlas.loader import data_files
-    return [p.relative_to(DATA).as_posix() for p in data_files(DATA)]
+    from atlas.walk import list_files
+    return [rel for rel, _, _ in list_files(DATA).files if not rel.endswith(".jsonl")]
 
 
 @pytest.mark.parametrize("rel", _yaml_files())

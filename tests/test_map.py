@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from atlas.htmlmap.layout import NONE_LANE, lane_key, lanes, marks
 from atlas.views import answered
 from atlas.htmlmap.common import VIS_FILE, script_json
-from atlas.htmlmap.site import node_label, seed_focus, vis_js
+from atlas.htmlmap.site import node_labels, seed_focus, vis_js
 from atlas.views import card as card_of, everything, evidence_url
 from atlas.model import (
     QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin,
@@ -256,7 +256,7 @@ def test_lanes_never_put_a_concept_on_a_question_it_does_not_answer(site):
     cards = {c["id"]: c for c in _cards(atlas)}
     hcomm = cards["hcomm"]  # address and submit: the address lane, marked "+ submit"
     assert lane_key(hcomm) == "address" and marks(hcomm) == ["submit"]
-    assert node_label(hcomm).endswith("\n+ submit")
+    assert node_labels(hcomm)["both"].endswith("\n+ submit")
     assert lane_key(cards["evil"]) == NONE_LANE and marks(cards["evil"]) == []
     data = page_data((site / "explorer.html").read_text("utf-8"))
     lane_keys = [ln["key"] for ln in data["lanes"]]
@@ -279,10 +279,10 @@ def test_lane_and_marks_cover_exactly_the_answers(qs):
 def test_node_labels_shorten_long_names():
     c = _card(Concept("hccl", "library", Text("HCCL (Huawei Collective Communication Library)",
                                               "华为集合通信库 HCCL"), answers={"organize": Text("a", "b")}))
-    assert node_label(c) == "HCCL\n华为集合通信库 HCCL"
+    assert node_labels(c)["both"] == "HCCL\n华为集合通信库 HCCL"
     same = _card(Concept("m", "build-flag", Text("Mooncake USE_ASCEND (over HCCL)",
                                                  "Mooncake USE_ASCEND（基于 HCCL）")))
-    assert node_label(same) == "Mooncake USE_ASCEND"  # the zh name says the same: once
+    assert node_labels(same)["both"] == "Mooncake USE_ASCEND"  # the zh name says the same: once
 
 
 def test_bad_as_of_and_bad_flow_id(tmp_path):

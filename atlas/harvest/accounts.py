@@ -23,8 +23,6 @@ from ..model import Atlas, F, Record, utc_day
 from ..paths import repos_root as default_repos_root
 from . import locate
 
-STATES = ("harvested", "not-harvested", "no-probes", "no-public-url", "not-cloned",
-          "pull-request-ref", "missing-branch", "shallow", "corrupt")
 _PUBLIC = ("https://", "ssh://", "git://")
 
 

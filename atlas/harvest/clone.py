@@ -22,7 +22,6 @@ from ..errors import AtlasError, Location
 from ..model import REPO_RE
 from ..text import repo_url_problem
 
-SCHEMES = ("https",)  # what a clone starts from: the addresses validate accepts in `urls:`
 TRANSPORTS = ("https", "ssh", "file")  # what git may use, after the user's url.<base>.insteadOf
 TIMEOUT = 1800.0  # seconds a clone may take (`--clone-timeout`)
 _OWNER = "atlas-clone.pid"  # inside a partial folder: the process that is writing it

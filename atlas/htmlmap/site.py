@@ -55,12 +55,6 @@ RELATION_COLOURS = {
 }
 
 
-def _edge_colour(colour: str) -> dict:
-    """The same colour selected and hovered: vis would otherwise grey a selection's edges."""
-    return {"color": colour, "highlight": colour, "hover": colour, "inherit": False}
-
-
-
 PAREN_RE = re.compile(r"\s*[(\uff08].*$", re.S)
 
 
@@ -84,10 +78,6 @@ def node_labels(c: Card) -> dict[str, str]:
     others = marks(c)
     mark = "\n+ " + ", ".join(others) if others else ""
     return {"en": en + mark, "zh": (zh or en) + mark, "both": en + ("\n" + zh if zh else "") + mark}
-
-
-def node_label(c: Card) -> str:
-    return node_labels(c)["both"]
 
 
 def node_title(c: Card) -> str:
