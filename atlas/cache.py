@@ -18,7 +18,7 @@ replaced, cache or data: a temporary file in the same folder, flushed to disk, t
 the target.
 
 The cache cleans up after itself (`evict`): it keeps the entries in use (a process holds their
-lock, see `Lock`), the caller's own, a bounded number of others and at most `max_bytes` in all,
+lock, see `atlas.lockfile.Lock`), the caller's own, a bounded number of others and at most `max_bytes` in all,
 and removes the oldest first. `entries` lists what is there, for `atlas cache`.
 """
 from __future__ import annotations
@@ -26,12 +26,12 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-import time
 import zlib
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .bounded import DATA_FILE, read_bounded
+from .lockfile import Lock
 from .paths import PACKAGE_DIR, cache_dir
 
 _PYTHON = "%d.%d" % sys.version_info[:2]
@@ -267,69 +267,9 @@ def held(key: str):
 
 
 # ---------------------------------------------------------------------------------------------
-# Locks: a process that uses a cache entry holds a shared lock on it; eviction takes the
-# exclusive lock without waiting, and skips what it cannot lock.
+# Locks (atlas.lockfile): a process that uses a cache entry holds a shared lock on it; eviction takes
+# the exclusive lock without waiting, and skips what it cannot lock.
 # ---------------------------------------------------------------------------------------------
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: an open file cannot be removed there anyway
-    fcntl = None  # type: ignore[assignment]
-
-
-class Lock:
-    """An advisory lock (`flock`) on one file, created when missing. `shared()` waits;
-    `exclusive(timeout)` gives up after `timeout` seconds (0: at once). `stale()` is true when the
-    file was removed or replaced after it was opened (whoever removed it held it exclusively)."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.fd = -1
-
-    def _open(self) -> None:
-        if self.fd < 0:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
-
-    def _take(self, mode: int, timeout: float | None) -> bool:
-        self._open()
-        if fcntl is None:
-            return True
-        if timeout is None:
-            fcntl.flock(self.fd, mode)
-            return True
-        end = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                if time.monotonic() >= end:
-                    return False
-                time.sleep(0.02)
-
-    def shared(self, timeout: float | None = None) -> bool:
-        return self._take(fcntl.LOCK_SH if fcntl else 0, timeout)
-
-    def exclusive(self, timeout: float | None = 0) -> bool:
-        return self._take(fcntl.LOCK_EX if fcntl else 0, timeout)
-
-    def stale(self) -> bool:
-        try:
-            return os.fstat(self.fd).st_ino != os.stat(self.path).st_ino
-        except OSError:
-            return True
-
-    def release(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)  # closing drops the lock
-            self.fd = -1
-
-    def __enter__(self) -> "Lock":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
 
 def in_use(item: Path) -> list[Lock]:
     """Take every lock of a cache entry exclusively, without waiting: the locks (held; release

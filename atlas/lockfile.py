@@ -1,10 +1,15 @@
-"""One writer at a time: an advisory lock (`flock` on POSIX, `msvcrt.locking` on Windows).
-`atlas refresh` locks a hidden file in its data folder (`FileLock`), `atlas map` its output folder
-itself (`FolderLock`: no file is created among the user's).
+"""The one file lock of the atlas: an advisory lock (`flock` on POSIX; on Windows `msvcrt.locking`,
+which has no shared locks, so a shared lock is not taken there). The operating system drops a lock
+when its holder ends, however it ends, so a killed process never leaves anything locked.
 
-A lock file holds the pid of the holder, for the message another writer gets. The operating system
-drops the lock when its holder ends, however it ends, so a killed process never leaves a folder
-locked; a lock file stays (removing it would race with the next holder).
+- `Lock(path)`: a lock on one file, created when missing, shared or exclusive, waiting, for a time,
+  or not at all; `stale()` says the file was removed or replaced after it was opened. The cache
+  (a reader of an entry holds it shared, eviction takes it exclusively without waiting), the compiled
+  index's generations and the SPARQL store's versions and builds lock with it.
+- `FileLock` / `FolderLock`: one writer at a time, with a message naming who holds it. `atlas refresh`
+  locks a hidden file in its data folder (`FileLock`), `atlas map` its output folder itself
+  (`FolderLock`: no file is created among the user's). Such a lock file holds the pid of the holder,
+  for the message another writer gets, and stays (removing it would race with the next holder).
 """
 from __future__ import annotations
 
@@ -15,28 +20,100 @@ from pathlib import Path
 
 from .errors import AtlasError, Location
 
+POLL_S = 0.02  # how often a lock that waits for a time asks again
 
-def try_lock(fd: int, block: bool) -> bool:
-    """Take the lock on `fd`; False when another process holds it and `block` is false."""
+
+def take(fd: int, shared: bool = False, block: bool = True) -> bool:
+    """Take the lock on `fd` (shared or exclusive); False when another process holds it and `block`
+    is false."""
     try:
         import fcntl
     except ImportError:  # Windows
-        import msvcrt
-
-        while True:
-            try:
-                os.lseek(fd, 0, os.SEEK_SET)
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-                return True
-            except OSError:
-                if not block:
-                    return False
-                time.sleep(0.2)
+        return shared or _take_msvcrt(fd, block)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if block else fcntl.LOCK_NB))
         return True
     except BlockingIOError:
         return False
+
+
+def _take_msvcrt(fd: int, block: bool) -> bool:
+    import msvcrt
+
+    while True:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+            return True
+        except OSError:
+            if not block:
+                return False
+            time.sleep(0.2)
+
+
+class Lock:
+    """An advisory lock on one file, created when missing. `shared(timeout)` waits by default;
+    `exclusive(timeout)` gives up at once by default; a timeout of None waits as long as it takes, a
+    number gives up after that many seconds. `stale()` is true when the file was removed or replaced
+    after it was opened (whoever removed it held it exclusively). `release()` (or leaving a `with`
+    block) closes the file, which drops the lock."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.fd = -1
+
+    def _open(self) -> None:
+        if self.fd < 0:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+
+    def _take(self, shared: bool, timeout: float | None) -> bool:
+        self._open()
+        if timeout is None:
+            return take(self.fd, shared, block=True)
+        end = time.monotonic() + timeout
+        while not take(self.fd, shared, block=False):
+            if time.monotonic() >= end:
+                return False
+            time.sleep(POLL_S)
+        return True
+
+    def shared(self, timeout: float | None = None) -> bool:
+        return self._take(True, timeout)
+
+    def exclusive(self, timeout: float | None = 0) -> bool:
+        return self._take(False, timeout)
+
+    def stale(self) -> bool:
+        try:
+            a, b = os.fstat(self.fd), os.stat(self.path)
+        except OSError:
+            return True
+        return (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino)
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # closing drops the lock
+            self.fd = -1
+
+    def __enter__(self) -> "Lock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def held(path: Path, shared: bool = False, wait: bool = True) -> Lock | None:
+    """A `Lock` on `path`, taken (waiting for it when `wait`), or None when another process holds it."""
+    lock = Lock(path)
+    try:
+        taken = lock._take(shared, None if wait else 0)
+    except OSError:
+        lock.release()
+        raise
+    if not taken:
+        lock.release()
+        return None
+    return lock
 
 
 def holder(file: Path) -> str:
@@ -78,7 +155,7 @@ class FileLock:
 
     def __enter__(self) -> "FileLock":
         self.fd = self._open()
-        if not try_lock(self.fd, False):
+        if not take(self.fd, block=False):
             pid = holder(self.file) if self.file.is_file() else ""
             busy = self.what + (f" (pid {pid})" if pid else "")
             if not self.wait:
@@ -89,7 +166,7 @@ class FileLock:
 
             sys.stderr.write(terminal_safe(f"waiting: {busy}") + "\n")
             sys.stderr.flush()
-            try_lock(self.fd, True)
+            take(self.fd, block=True)
         self._mark()
         return self
 

@@ -5,9 +5,10 @@ whatever the atlas's size (no graph is parsed into memory per query).
 Layout, one folder per data folder (`<cache>/sparql-<crc of its real path>/`):
 
 - `<version>/` - one store per data version, never written again once published;
-- `<version>.lock` - readers hold a shared `flock` on it while they query; eviction takes it exclusively;
-- `current` - the published versions, newest first: key, folder and the base key (checksummed, written
-  atomically); `<version>.files` - the sha256 of each data file that version was built from, and its
+- `<version>.lock` - readers hold a shared lock on it while they query (atlas.lockfile); eviction takes it
+  exclusively;
+- `current` - the published versions, newest first: key, folder and the base key (with the cache's
+  checksum, written atomically); `<version>.files` - the sha256 of each data file that version was built from, and its
   membership lists (which triples each file states, by an 8-byte name), kept for the newest version
   alone (the next version is built from it; an older one is only read);
 - `build.lock` - one builder at a time.
@@ -28,7 +29,6 @@ calls `discard`, and the next `open_version` builds a fresh one.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import shutil
 from pathlib import Path
@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable
 
 from . import cache
 from .errors import AtlasError, Location
+from .lockfile import Lock, held
 from .vocab import BASE
 
 KEEP = 2  # data versions kept (the newest first); older ones are evicted when no reader has them open
@@ -58,23 +59,12 @@ def folder(root: Path) -> Path:
 # --------------------------------------------------------------------------------------------------
 
 def _read_checked(path: Path):
-    """A marshalled value followed by the sha256 of its bytes; None when missing or damaged."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
-    body, digest = raw[:-32], raw[-32:]
-    if len(raw) < 32 or hashlib.sha256(body).digest() != digest:
-        return None
-    try:
-        return marshal.loads(body)
-    except (EOFError, ValueError, TypeError):
-        return None
+    """A value kept with the cache's checksum (`cache.write`); None when missing or damaged."""
+    return cache.read(path)
 
 
 def _write_checked(path: Path, value) -> None:
-    body = marshal.dumps(value)
-    cache.atomic_write(path, body + hashlib.sha256(body).digest())
+    cache.atomic_write(path, cache.pack(value, compress=False))
 
 
 def read_current(base: Path) -> list[dict]:
@@ -94,44 +84,19 @@ def _files(base: Path, entry: dict) -> dict | None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Locks (fcntl; where there is none, nothing is evicted)
+# Locks (atlas.lockfile)
 # --------------------------------------------------------------------------------------------------
-
-def _held(path: Path, shared: bool) -> int:
-    """An open descriptor holding a flock on `path` (waiting for it)."""
-    fd = _lock(path, shared)
-    assert fd is not None  # a waiting lock always ends held
-    return fd
-
-
-def _lock(path: Path, shared: bool, wait: bool = True) -> int | None:
-    """An open descriptor holding a flock on `path`, or None when it is held elsewhere (`wait=False`)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        import fcntl
-    except ImportError:
-        return fd
-    flags = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | (0 if wait else fcntl.LOCK_NB)
-    try:
-        fcntl.flock(fd, flags)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
-
 
 class Version:
     """One published store, held open for reading (a shared lock) until `close`."""
 
-    def __init__(self, base: Path, entry: dict, fd: int):
-        self.base, self.entry, self.fd = base, entry, fd
+    def __init__(self, base: Path, entry: dict, lock: Lock):
+        self.base, self.entry, self.lock = base, entry, lock
         self.path = base / entry["folder"]
         self.key = entry["key"]
 
     def close(self) -> None:
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        self.lock.release()
 
     def __enter__(self) -> "Version":
         return self
@@ -147,22 +112,14 @@ def _reader(base: Path, entry: dict) -> Version | None:
     """A shared lock on a listed version, if its folder is still there (eviction may have won)."""
     lock = base / f"{entry['folder']}.lock"
     try:
-        fd = _lock(lock, shared=True)
+        taken = held(lock, shared=True)
     except OSError:
         return None
-    if fd is not None and (base / entry["folder"]).is_dir() and _same_file(fd, lock):
-        return Version(base, entry, fd)
-    if fd is not None:
-        os.close(fd)
+    if taken is not None and (base / entry["folder"]).is_dir() and not taken.stale():
+        return Version(base, entry, taken)
+    if taken is not None:
+        taken.release()
     return None
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        a, b = os.fstat(fd), os.stat(path)
-    except OSError:
-        return False
-    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -301,19 +258,17 @@ def discard(version: Version) -> None:
     `open_version` builds a fresh store."""
     base = version.base
     version.close()
-    fd = _held(base / "build.lock", shared=False)
-    try:
+    with Lock(base / "build.lock") as build:
+        build.exclusive(None)
         _write_current(base, [v for v in read_current(base) if v.get("folder") != version.entry["folder"]])
-    finally:
-        os.close(fd)
 
 
 def _build(base: Path, key: str, source_factory: Callable[[], Source]) -> None:
     """Under the build lock: make version `key` (from the newest one when only some files changed)
     and publish it, unless another process did while this one waited."""
     base.mkdir(parents=True, exist_ok=True)
-    fd = _held(base / "build.lock", shared=False)
-    try:
+    with Lock(base / "build.lock") as build:
+        build.exclusive(None)
         versions = [v for v in read_current(base) if (base / str(v.get("folder"))).is_dir()]  # gone: a miss
         if any(v.get("key") == key for v in versions):
             return
@@ -325,8 +280,6 @@ def _build(base: Path, key: str, source_factory: Callable[[], Source]) -> None:
         for older in kept[1:]:  # only the newest is built from: the others' membership lists go
             (base / f"{older['folder']}.files").unlink(missing_ok=True)
         _evict(base, {v["folder"] for v in kept})
-    finally:
-        os.close(fd)
 
 
 def _make(base: Path, key: str, source: Source, newest: dict | None) -> dict:
@@ -537,10 +490,10 @@ def _evict(base: Path, keep: set[str]) -> None:
     for stem in sorted(stems - keep):
         lock = base / f"{stem}.lock"
         try:
-            fd = _lock(lock, shared=False, wait=False)
+            taken = held(lock, wait=False)
         except OSError:
             continue
-        if fd is None:
+        if taken is None:
             continue  # a reader has it open: a later build evicts it
         try:
             if (base / stem).is_dir():
@@ -550,7 +503,7 @@ def _evict(base: Path, keep: set[str]) -> None:
             (base / f"{stem}.files").unlink(missing_ok=True)
             lock.unlink(missing_ok=True)
         finally:
-            os.close(fd)
+            taken.release()
 
 
 def size(root: Path) -> int:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import cache
+from .lockfile import Lock
 
 if TYPE_CHECKING:
     import sqlite3
@@ -191,7 +192,7 @@ class Reader:
     once, and its database, opened read-only inside one transaction, when first asked for (a
     warm `atlas query ID` never opens it)."""
 
-    def __init__(self, entry: Path, pointer: dict, lock: cache.Lock, head: dict):
+    def __init__(self, entry: Path, pointer: dict, lock: Lock, head: dict):
         self.entry = entry
         self.pointer = pointer
         self.gen = pointer["gen"]
@@ -245,7 +246,7 @@ def open_reader(entry: Path) -> Reader | None:
         pointer = read_pointer(entry)
         if pointer is None or pointer.get("seal") is None:
             return None
-        lock = cache.Lock(entry / f"{pointer['gen']}.lock")
+        lock = Lock(entry / f"{pointer['gen']}.lock")
         try:
             lock.shared()
         except OSError:
@@ -291,7 +292,7 @@ def _mark_used(entry: Path) -> None:
 def condemn(entry: Path, gen: str) -> None:
     """A generation whose file matches its seal but holds a damaged row (a checksum failed on
     read): unseal it, so that the next writer replaces it, reusing what still verifies."""
-    with cache.Lock(entry / "write.lock") as lock:
+    with Lock(entry / "write.lock") as lock:
         lock.exclusive(timeout=None)
         pointer = read_pointer(entry)
         if pointer is not None and pointer["gen"] == gen:
@@ -308,8 +309,8 @@ class Writer:
         self.entry = entry
         self.root = root
         self.display = display
-        self.write_lock = cache.Lock(entry / "write.lock")
-        self.gen_lock: cache.Lock | None = None
+        self.write_lock = Lock(entry / "write.lock")
+        self.gen_lock: Lock | None = None
         self.con: sqlite3.Connection | None = None
         self.gen = ""
         self.fresh = True
@@ -340,7 +341,7 @@ class Writer:
 
     def _in_place(self, pointer: dict) -> bool:
         """Update the current generation itself, once no reader holds it (waiting up to a second)."""
-        lock = cache.Lock(self.entry / f"{pointer['gen']}.lock")
+        lock = Lock(self.entry / f"{pointer['gen']}.lock")
         if not lock.exclusive(timeout=1.0) or lock.stale():
             lock.release()
             return False
@@ -376,7 +377,7 @@ class Writer:
 
     def _start_gen(self) -> None:
         self.gen = os.urandom(6).hex()
-        self.gen_lock = cache.Lock(self.entry / f"{self.gen}.lock")
+        self.gen_lock = Lock(self.entry / f"{self.gen}.lock")
         self.gen_lock.exclusive(timeout=None)
 
     def _connect_new(self) -> None:
@@ -501,7 +502,7 @@ def remove_old_generations(entry: Path) -> list[str]:
     gens = {n.split(".", 1)[0] for n in names
             if n.endswith((".sqlite", ".lock", ".cards", ".sqlite-journal", ".head"))}
     for gen in sorted(gens - {current, "write"}):
-        lock = cache.Lock(entry / f"{gen}.lock")
+        lock = Lock(entry / f"{gen}.lock")
         try:
             if not lock.exclusive(0) or (read_pointer(entry) or {}).get("gen") == gen:
                 continue
