@@ -517,7 +517,7 @@ def test_incremental_refresh_after_new_commits(env, tmp_path):
     assert res.rows[0].status == "scanned" and sightings(env)[("n", "NEW_T")].sha == c2b
 
 
-def test_noop_refresh_does_not_import_gitpython(env):
+def test_noop_refresh_does_not_import_the_scanner(env):
     r = Repo(env / "repos")
     r.commit({"a": "NOOP_T\n"}, d(1))
     script = textwrap.dedent(f"""
@@ -528,7 +528,7 @@ def test_noop_refresh_does_not_import_gitpython(env):
         a = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"),
                                     probes=[Probe("o/r", "term", "NOOP_T")])])
         rep = refresh(a, {str(env / 'data')!r}, repos_root={str(env / 'repos')!r})
-        print(rep.rows[0].status, "git" in sys.modules)
+        print(rep.rows[0].status, "atlas.harvest.gitscan" in sys.modules)
     """)
     out1 = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     out2 = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
@@ -539,12 +539,12 @@ def test_noop_refresh_does_not_import_gitpython(env):
 def test_refresh_and_verify_are_modules_of_the_package():
     """`atlas.harvest.refresh` and `atlas.harvest.verify` are the modules whatever was imported
     first (the package re-exports no function of those names); the old module names are gone; the
-    package still imports without gitpython."""
+    package still imports without the scanner."""
     script = textwrap.dedent(f"""
         import importlib.util, inspect, sys
         sys.path.insert(0, {str(ROOT)!r})
         import atlas.harvest as h
-        print("git" in sys.modules, hasattr(h, "refresh"), hasattr(h, "verify"),
+        print("atlas.harvest.gitscan" in sys.modules, hasattr(h, "refresh"), hasattr(h, "verify"),
               "refresh" in h.__all__, "verify" in h.__all__)
         from atlas.harvest.verify import verify
         from atlas.harvest import refresh, verify as verify_module

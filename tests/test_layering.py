@@ -14,7 +14,7 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # Lowest first. A name is a module relative to atlas ("" is the package itself); "name.*" is a
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
-    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "bounded", "paging",
+    ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "gitrun", "bounded", "paging",
               "jsonrpc", "apifile", "sparqlsyntax"]),
     ("model", ["model"]),
     ("view", ["viewtypes", "views", "resolve", "queries"]),
@@ -43,6 +43,7 @@ SIBLINGS = {
     ("bounded", "errors"): "a file over its bound is an AtlasError naming it",
     ("paging", "errors"): "a cursor that does not continue its call is an AtlasError naming the argument",
     ("lockfile", "errors"): "a lock held by another process is an AtlasError naming the folder",
+    ("gitrun", "errors"): "git that cannot run, or prints past its bound, is an AtlasError naming the repository",
     ("lockfile", "output"): "the waiting message names a path, made safe for the terminal",
     ("loader", "walk"): "the loader reads the files that the one walk of data/ lists",
     ("index", "cache"): "the compiled index is stored through the cache module",

@@ -1,5 +1,5 @@
 """The `atlas` command line: a click group whose commands live in small modules, imported only
-when that command runs (so `atlas query` never pays for rdflib, pyvis, gitpython or networkx).
+when that command runs (so `atlas query` never pays for rdflib, pyvis or networkx).
 
 Every command's logic lives in the library; the modules here parse arguments, call one function
 and format its result. `AtlasError` is turned into a message without a traceback in one place.

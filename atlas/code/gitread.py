@@ -1,25 +1,19 @@
 """git against one clone, for the code index: object names, blob contents, tree listings and word
 searches at a commit, never a checkout.
 
-Every command runs with no transport allowed (`GIT_ALLOW_PROTOCOL=none`, `GIT_NO_LAZY_FETCH=1`), so a
+Every command runs through the package's one runner (atlas.gitrun) with no transport allowed, so a
 partial clone never fetches a missing blob over the network: git reports it missing and the index
 names it. Requests go in batches (`git cat-file --batch-check` and `--batch`, one process each for
 any number of objects).
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import AtlasError, Location
-
-_ENV = {"GIT_ALLOW_PROTOCOL": "none", "GIT_NO_LAZY_FETCH": "1", "GIT_TERMINAL_PROMPT": "0",
-        "GIT_NO_REPLACE_OBJECTS": "1", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
-_CONFIG = ["-c", "core.quotePath=false", "-c", "grep.lineNumber=false", "-c", "grep.fullName=true",
-           "-c", "color.ui=never", "-c", "grep.patternType=fixed"]
+from ..gitrun import Git
 # how git grep names a blob it cannot read: "error: '<commit>:<path>': unable to read <blob>"
 _UNREADABLE = re.compile(r"'([0-9a-f]{40,64}):(.*)': unable to read ([0-9a-f]{40,64})")
 
@@ -38,15 +32,10 @@ class GitReader:
     def __init__(self, gitdir: Path, name: str):
         self.gitdir = str(gitdir)
         self.name = name
-        self.env = {**os.environ, **_ENV}
+        self.git = Git(self.gitdir, name)
 
     def run(self, *args: str, input: bytes | None = None) -> tuple[int, bytes, bytes]:
-        argv = ["git", "--git-dir", self.gitdir, "--no-replace-objects", *_CONFIG, *args]
-        try:
-            proc = subprocess.run(argv, input=input, capture_output=True, env=self.env, check=False)
-        except FileNotFoundError:
-            raise AtlasError("git is not installed or not on PATH", Location(self.name)) from None
-        return proc.returncode, proc.stdout, proc.stderr
+        return self.git.run(*args, input=input)
 
     def info(self, names: list[str]) -> dict[str, ObjectInfo | None]:
         """`git cat-file --batch-check` for object names (`<commit>^{commit}`, `<commit>:<path>`,

@@ -3,9 +3,9 @@
 `atlas.harvest.refresh.refresh()` harvests probes into data/timeline.yaml,
 `atlas.harvest.verify.verify()` checks evidence pins against local clones; each function lives in
 the module of its name and is imported from there (the package does not re-export them, so
-`atlas.harvest.refresh` always means the module). Importing this package does not import
-gitpython (an unchanged repository is recognised from its ref files); the scanner (`gitscan`) is
-imported when git has to run.
+`atlas.harvest.refresh` always means the module). Importing this package does not import the
+scanner (an unchanged repository is recognised from its ref files); `gitscan` is imported when git
+has to run, and git runs through atlas.gitrun.
 """
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class ApiRun:
             replay.commit(c, changes)
         api = self.repo.api
         rule = path_rule(self.values) if api else path_rule([])
-        with TreeReader(g.argv(), g.env_all(), self.repo.id, rule) as reader:
+        with TreeReader(g.git, self.repo.id, rule) as reader:
             introductions(g, reader, self.decls, replay)
             self.releases, ignored = order(self.repo.releases, list_tags(g), self.cutoff) \
                 if self.repo.releases is not None else ([], [])

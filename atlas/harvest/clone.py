@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 
 from ..errors import AtlasError, Location
+from ..gitrun import Git
 from ..model import REPO_RE
 from ..text import repo_url_problem
 
@@ -72,15 +73,10 @@ def _first_acceptable(repo_id: str, urls: list[str]) -> str:
 
 
 def _run_git(repo_id: str, url: str, into: Path, timeout: float) -> None:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": ":".join(TRANSPORTS)}
-    argv = ["git", "-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never",
-            "-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--no-recurse-submodules",
-            "--", url, str(into)]
-    try:
-        proc = subprocess.Popen(argv, cwd=str(into.parent), env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as exc:
-        raise AtlasError(f"{repo_id}: cannot run git: {exc.strerror or exc}", Location(url)) from None
+    git = Git(None, url, network=TRANSPORTS, config=("-c", "protocol.ext.allow=never", "-c", "protocol.fd.allow=never",
+                                                     "-c", "core.hooksPath=/dev/null"))
+    proc = git.popen("clone", "--quiet", "--no-recurse-submodules", "--", url, str(into),
+                     stdout=subprocess.DEVNULL, cwd=str(into.parent), start_new_session=True)
     with _RUNNING_LOCK:
         _RUNNING[proc.pid] = into.parent
     try:

@@ -1,6 +1,6 @@
 """git's output, read: a commit's header, the paths of a diff (C-style quoted), the lines in which git
 says it could not read a blob, and the error type of a git command that failed. Pure Python: the
-probe methods and the scanner share it, and importing it costs nothing (no gitpython)."""
+probe methods and the scanner share it, and importing it costs nothing (no git runs)."""
 from __future__ import annotations
 
 import re

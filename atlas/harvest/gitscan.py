@@ -4,7 +4,7 @@ One ``git log --first-parent --diff-merges=first-parent --no-renames -p -U0 --re
 in large chunks for all probes of a repository together (see docs/history.md). The stream is cut
 into commits, and each commit's diff is handed to one matcher per probe method (`methods/`: a term
 is counted on the ``+``/``-`` lines, a path is seen in the ``new file mode`` headers), which say
-what became visible at that commit. git runs through gitpython's command interface (``Git.execute``).
+what became visible at that commit. git runs through the package's one runner (atlas.gitrun).
 """
 from __future__ import annotations
 
@@ -18,25 +18,18 @@ except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 from dataclasses import dataclass, field
 
-import git as gitpython
-from git.exc import GitCommandNotFound
-
-from ..errors import AtlasError, Location
+from ..errors import Location
+from ..gitrun import MAX_ERRORS, Git, close
 from .gitformat import _UNREADABLE, Commit, GitError, _first_line
 
 MARK = b"\x00\x01"
 FORMAT = "--format=%x00%x01%H %P%x00%cI%x00%aI"
-CONFIG = [
-    "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
-    "-c", "log.showRoot=true", "-c", "log.showSignature=false", "-c", "color.ui=never",
-    "-c", "diff.relative=false", "-c", "core.fsmonitor=false", "-c", "log.diffMerges=first-parent",
-]
 DIFF = ["-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index",
         "--src-prefix=a/", "--dst-prefix=b/"]
 CHUNK = 1 << 20
 # git may not use any transport while it reads history (a partial clone would otherwise fetch
-# missing blobs over the network); `fetch_missing=True` lifts this
-NO_TRANSPORT = "none"
+# missing blobs over the network); `fetch_missing=True` lets it use those git itself deems safe
+FETCH_TRANSPORTS = ("http", "https", "git", "ssh", "file")
 
 
 Key = tuple[str, str]  # (method, value as scanned)
@@ -69,31 +62,13 @@ class Repo:
     def __init__(self, gitdir, name: str = "", fetch_missing: bool = False):
         self.gitdir = str(gitdir)
         self.name = name or self.gitdir
-        self.git = gitpython.Git(self.gitdir)
-        self.env = {"GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
-        if not fetch_missing:
-            self.env["GIT_ALLOW_PROTOCOL"] = NO_TRANSPORT
+        self.git = Git(self.gitdir, self.name, network=FETCH_TRANSPORTS if fetch_missing else ())
 
-    def argv(self, *args: str) -> list[str]:
-        return ["git", "--git-dir", self.gitdir, "--no-replace-objects", *CONFIG, *args]
-
-    def env_all(self) -> dict[str, str]:
-        """The whole environment git runs with (for a process started without gitpython)."""
-        import os
-
-        return {**os.environ, **self.env}
-
-    def popen(self, *args: str, stdin=None):
-        try:
-            return self.git.execute(self.argv(*args), as_process=True, env=self.env,
-                                    istream=stdin)
-        except GitCommandNotFound as exc:
-            raise AtlasError(f"git is not installed or not on PATH: {exc}", self.name) from None
+    def popen(self, *args: str) -> subprocess.Popen:
+        return self.git.popen(*args)
 
     def run(self, *args: str, input: bytes | None = None, check: bool = True) -> tuple[int, bytes, bytes]:
-        proc = self.popen(*args, stdin=subprocess.PIPE if input is not None else None)
-        out, err = proc.proc.communicate(input)
-        status = proc.proc.returncode
+        status, out, err = self.git.run(*args, input=input)
         if check and status:
             raise GitError(f"{self.name}: git {args[0]} failed: {_first_line(err)}",
                            Location(self.name))
@@ -390,15 +365,17 @@ def _read(proc, wants: Wants, progress) -> tuple[Scan, bytes | None]:
     finally:
         if stopped or not eof:
             try:
-                proc.proc.kill()
-            except (OSError, AttributeError):
+                proc.kill()
+            except OSError:
                 pass
             chunks.stop()
-            proc._terminate()
+            close(proc)
     if stopped:
         return parser.result, None
-    err = proc.proc.stderr.read()
-    status = proc.proc.wait()
+    err = proc.stderr.read(MAX_ERRORS)
+    proc.stderr.close()  # (more than that: git stops at its next write)
+    status = proc.wait()
+    close(proc)
     if status:
         return parser.result, err or b"git failed"
     return parser.result, None

@@ -10,7 +10,7 @@ Where a clone is looked for, in order (``root`` is ``--repos``, else ``$ATLAS_RE
 
 A directory is a git directory when it holds ``HEAD`` and ``objects/``; no ``config`` file is needed
 (bare copies may have none). Refs are read from loose files and ``packed-refs`` so that an unchanged
-repository is recognised without starting git or importing gitpython.
+repository is recognised without starting git.
 """
 from __future__ import annotations
 

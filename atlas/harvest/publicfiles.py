@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
 from ..errors import AtlasError, Location
+from ..gitrun import Git, close
 
 
 def _glob_regex(glob: str) -> str:
@@ -106,11 +107,10 @@ class TreeReader:
     """Commits and trees of one clone through `git cat-file --batch` (no transport: a missing object is
     reported, never fetched)."""
 
-    def __init__(self, argv: list[str], env: dict, name: str, rule: PathRule):
+    def __init__(self, git: Git, name: str, rule: PathRule):
         self.name = name
         self.rule = rule
-        self.proc = subprocess.Popen([*argv, "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.proc = git.popen("cat-file", "--batch", stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.trees: dict[tuple[str, str], dict[str, str]] = {}  # (tree, folder) -> public files under it
         self.commits: dict[str, CommitInfo] = {}
 
@@ -120,7 +120,8 @@ class TreeReader:
                 self.proc.stdin.close()  # type: ignore[union-attr]
                 self.proc.wait(timeout=10)
             except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
+                pass
+        close(self.proc)
 
     def __enter__(self) -> "TreeReader":
         return self

@@ -1,7 +1,7 @@
 """`refresh`: harvest the first visible commit of every probe, repository by repository.
 
-Pure library code (no printing). gitpython is imported only when a repository actually needs
-git; an unchanged repository (same branch head, cut-off and probes) is recognised from the ref
+Pure library code (no printing). The scanner is imported and git started only when a repository
+actually needs git; an unchanged repository (same branch head, cut-off and probes) is recognised from the ref
 files alone. See docs/history.md for the definition and the incremental rules.
 """
 from __future__ import annotations
@@ -520,7 +520,7 @@ class _RepoJob:
 
     def _mainline(self):
         """(git, _Mainline): the clone opened with git, its branch head and the first-parent walk."""
-        from . import gitscan  # imports gitpython
+        from . import gitscan  # (git is needed)
 
         rid, clone, ref, head = self.rid, self.clone, self.ref, self.head
         g = gitscan.Repo(clone.gitdir, rid, fetch_missing=self.fetch_missing)

@@ -86,7 +86,7 @@ def _verify_repo(atlas, rid, items, root, mapping) -> list[PinRow]:
     repo = atlas.repo_by_id.get(rid)
     branch = repo.branch if repo else ""
     head, head_note = _branch_head(clone, branch)
-    from .gitscan import Repo  # imports gitpython
+    from .gitscan import Repo
 
     g = Repo(clone.gitdir, rid)
     if not head and not head_note:
