@@ -28,7 +28,7 @@ import os
 import sys
 import zlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .bounded import DATA_FILE, read_bounded
 from .lockfile import Lock
@@ -241,29 +241,6 @@ class atomic_dir:
                 import shutil
 
                 shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# What this process holds open, by key (the compiled index of a data version: its search tables
-# and card store are found through it, see atlas.opened)
-# ---------------------------------------------------------------------------------------------
-
-_HELD: Any = None  # a weakref.WeakValueDictionary, made on first use (weakref is not imported at start-up)
-
-
-def hold(key: str, value) -> None:
-    """Remember `value` (an object this process has open) under `key` while something else holds it."""
-    global _HELD
-    if _HELD is None:
-        import weakref
-
-        _HELD = weakref.WeakValueDictionary()
-    _HELD[key] = value
-
-
-def held(key: str):
-    """The object held under `key`, or None."""
-    return _HELD.get(key) if _HELD is not None else None
 
 
 # ---------------------------------------------------------------------------------------------

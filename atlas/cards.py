@@ -250,16 +250,6 @@ class CardStore:
         return card
 
 
-def open_cards(key: str, materialise) -> CardStore:
-    """The card store of the compiled index `key`, which this process opened (atlas.opened)."""
-    index = cache.held(key)
-    if index is None:  # (an index that is not this process's: open the data folder's own)
-        materialise()
-        index = cache.held(key)
-    assert index is not None, key
-    return CardStore(index)
-
-
 def open_store(data_dir=None) -> CardStore:
     """The card store of a data folder's compiled index (updated first if data changed; bad data
     raises AtlasError with every problem)."""

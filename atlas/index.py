@@ -121,7 +121,6 @@ class Index:
         self.key = cache.data_key(self.version or "0" * 24, root)
         self._atlas: Atlas | None = None
         self._search = None
-        cache.hold(self.key, self)  # (atlas.opened finds its cards and search tables by key)
 
     @property
     def con(self) -> sqlite3.Connection:
@@ -177,7 +176,7 @@ class Index:
         if self._search is None:
             from .search import SearchIndex
 
-            self._search = SearchIndex(self.con)
+            self._search = SearchIndex(self.con, owner=self)
         return self._search
 
     def files(self) -> dict[str, str]:
@@ -246,9 +245,6 @@ class Index:
         return self.reader.cards_dir if self.reader else None
 
 
-_OPEN: dict[Path, Index] = {}  # one opened index per data folder and process
-
-
 def open_index(data_dir=None, use_cache: bool = True) -> Index:
     """The current compiled index of `data_dir`, updated first if data changed. Raises
     AtlasError for a data folder that cannot be read (not for bad data: see Index.raise_errors)."""
@@ -256,24 +252,8 @@ def open_index(data_dir=None, use_cache: bool = True) -> Index:
     if not root.is_dir():
         raise AtlasError("data directory does not exist", Location(str(root)),
                          "pass --data DIR or set ATLAS_DATA")
-    known = _OPEN.get(root)
-    if known is not None and use_cache and known.reader is not None and \
-            unchanged(known.meta("stamps")):
-        return known
-    known = _OPEN.pop(root, None) and None  # whoever else holds the old one keeps reading its state
     index = _open(root) if use_cache else None
-    if index is None:
-        index = _in_memory(root)
-    if use_cache:
-        _OPEN[root] = index
-    return index
-
-
-def forget() -> None:
-    """Close every index this process opened (tests; a long-running process that edits data)."""
-    for index in _OPEN.values():
-        index.close()
-    _OPEN.clear()
+    return index if index is not None else _in_memory(root)
 
 
 def _open(root: Path) -> Index | None:
@@ -325,8 +305,6 @@ def reopen(index: Index) -> Index:
     """After a damaged row (or database) was met while reading `index`: the index again, rebuilt."""
     if index.reader is not None:
         _condemn(index.reader)
-    if _OPEN.get(index.root) is index:
-        del _OPEN[index.root]
     return open_index(index.root)
 
 
@@ -570,7 +548,7 @@ def _results_as(index: Index, root: Path, files) -> list:
     shas = index.files()
     found = {str(rel): _parsed(index.con, shas[str(rel)], display) if str(rel) in shas else None
              for _path, rel, display in files}
-    forget()  # done reading: a writer may have the index (to remember the new parse results)
+    index.close()  # done reading: a writer may have the index (to remember the new parse results)
     out, new = [], []
     for path, rel, display in files:
         result = found[str(rel)]

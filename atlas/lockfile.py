@@ -102,7 +102,7 @@ class Lock:
         self.release()
 
 
-def held(path: Path, shared: bool = False, wait: bool = True) -> Lock | None:
+def locked(path: Path, shared: bool = False, wait: bool = True) -> Lock | None:
     """A `Lock` on `path`, taken (waiting for it when `wait`), or None when another process holds it."""
     lock = Lock(path)
     try:

@@ -1,10 +1,11 @@
 """The atlas opened once: the one object the commands, the MCP server and any long-running server use
 to reach the compiled atlas and what is derived from it.
 
-`Opened(data_dir)` finds the data folder and the key of its content (a few `stat` calls when the
-cache is warm) and nothing more; the records, the card store, the search index and the triple
-store are each read from the cache the first time they are asked for, and kept. The resolver of
-"which concept does this term name" is the view layer's (`atlas.resolve`), asked through here.
+`Opened(data_dir)` finds the data folder and opens its compiled index (`compiled`: a few `stat` calls
+when the cache is warm) and nothing more; the records, the card store, the search index and the triple
+store are each read from it the first time they are asked for, and kept. It is the context every
+consumer is handed: no module keeps an opened index of its own. The resolver of "which concept does
+this term name" is the view layer's (`atlas.resolve`), asked through here.
 
 A server may use one `Opened` from several threads: each of the four is opened once, under a lock
 of its own (so a thread building the SPARQL export never holds up a search), and each thread gets
@@ -17,8 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import resolve
-from .cache import held
-from .index import load_keyed
+from .index import Index, open_index
 from .model import Atlas, Concept
 from .paths import data_dir as resolve_data_dir
 
@@ -29,12 +29,14 @@ if TYPE_CHECKING:
 
 
 class Opened:
-    """One data folder's atlas, opened lazily: `atlas`, `cards`, `index`, and `sparql_store()`."""
+    """One data folder's atlas, opened lazily: `atlas`, `cards`, `index`, and `sparql_store()`, all
+    read from `compiled`, its compiled index (bad data raises AtlasError with every problem)."""
 
     def __init__(self, data_dir: Any = None) -> None:
         self.data_dir: Path = resolve_data_dir(data_dir)
-        materialise, self.key = load_keyed(self.data_dir, lazy=True)
-        self._materialise: Callable[[], Atlas] = materialise
+        self.compiled: Index = open_index(self.data_dir)
+        self.compiled.raise_errors()
+        self.key: str = self.compiled.key
         self._atlas: Atlas | None = None
         self._cards: CardStore | None = None
         self._index: SearchIndex | None = None
@@ -58,14 +60,14 @@ class Opened:
     @property
     def atlas(self) -> Atlas:
         """The validated records (bad data raises with every problem)."""
-        return self._once("atlas", self._materialise)
+        return self._once("atlas", self.compiled.atlas)
 
     @property
     def cards(self) -> "CardStore":
         """Every concept's card, precomputed: a card lookup never builds the whole atlas."""
-        from .cards import open_cards
+        from .cards import CardStore
 
-        return self._once("cards", lambda: open_cards(self.key, lambda: self.atlas))
+        return self._once("cards", lambda: CardStore(self.compiled))
 
     @property
     def index(self) -> "SearchIndex":
@@ -88,10 +90,8 @@ class Opened:
         return self._once("api", lambda: open_api(self.key, self.data_dir, lambda: self.atlas))
 
     def _open_index(self) -> "SearchIndex":
-        from .search import open_index
-
         self._index_owner = threading.get_ident()
-        return open_index(self.key, lambda: self.atlas)
+        return self.compiled.search
 
     def _reopened(self) -> "SearchIndex":
         """A connection of this thread's own to the index: the same read-only file, or a copy of
@@ -101,7 +101,7 @@ class Opened:
         from .search import SearchIndex, index_path
 
         try:
-            con = sqlite3.connect(f"{index_path(self.key).as_uri()}?mode=ro", uri=True)
+            con = sqlite3.connect(f"{index_path(self.compiled).as_uri()}?mode=ro", uri=True)
             con.execute("SELECT 1 FROM doc LIMIT 1")
             return SearchIndex(con)
         except sqlite3.Error:
@@ -123,9 +123,7 @@ class Opened:
         root = self.data_dir.resolve()
 
         def source() -> "sparqlstore.Source":
-            index = held(self.key)  # the compiled index of this version: its file hashes and records
-            if index is None:
-                return sparqlstore.Source(lambda: self.atlas, root, self.key)
+            index = self.compiled  # the compiled index of this version: its file hashes and records
             return sparqlstore.Source(lambda: self.atlas, root, self.key, index.files, index.part, index.naming,
                                       index.naming_rows)
 

@@ -18,7 +18,7 @@ characters and `MAX_TERMS` distinct words (`QueryTooLong`, a usage error).
 
 The index's tables live in the compiled index's database (atlas.index), one document per record,
 added and removed per data file as files change (`add_documents`, `remove_documents`); `build`
-makes one in memory for an atlas in hand, `open_index` finds the compiled index's.
+makes one in memory for an atlas in hand; the compiled index hands out its own (`Index.search`).
 """
 from __future__ import annotations
 
@@ -183,36 +183,23 @@ def build(atlas):
     return SearchIndex(con)
 
 
-def open_index(key: str, materialise):
-    """The search index of the compiled index `key` (its own tables, when this process opened
-    it); else one built in memory from `materialise()`."""
-    from . import cache
-
-    found = cache.held(key)
-    if found is not None:
-        return found.search
-    return build(materialise())
-
-
-def index_path(key: str):
-    """The database file holding the search index of the compiled index `key`, which another
-    thread may open read-only (it does not change while this process holds it); a path that does
+def index_path(index):
+    """The database file holding the search index of the compiled index `index` (atlas.index), which
+    another thread may open read-only (it does not change while `index` is held); a path that does
     not exist when the index is in memory."""
     from pathlib import Path
 
-    from . import cache
-
-    found = cache.held(key)
-    path = found.path if found is not None else None
-    return path or Path(os.devnull + ".in-memory.sqlite")
+    return index.path or Path(os.devnull + ".in-memory.sqlite")
 
 
 class SearchIndex:
     """Ranked search over one SQLite connection. It may be handed to another thread (a server's
-    worker threads), but callers must not use it from two threads at once."""
+    worker threads), but callers must not use it from two threads at once. `owner` is what keeps the
+    connection open (the compiled index whose tables these are), held as long as the search is."""
 
-    def __init__(self, con):
+    def __init__(self, con, owner=None):
         self.con = con
+        self.owner = owner
 
     def exact(self, text: str) -> list[tuple[str, str]]:
         """(type, id) of every document having `text` as an id, name, alias or title."""

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable
 
 from . import cache
 from .errors import AtlasError, Location
-from .lockfile import Lock, held
+from .lockfile import Lock, locked
 from .vocab import BASE
 
 KEEP = 2  # data versions kept (the newest first); older ones are evicted when no reader has them open
@@ -112,7 +112,7 @@ def _reader(base: Path, entry: dict) -> Version | None:
     """A shared lock on a listed version, if its folder is still there (eviction may have won)."""
     lock = base / f"{entry['folder']}.lock"
     try:
-        taken = held(lock, shared=True)
+        taken = locked(lock, shared=True)
     except OSError:
         return None
     if taken is not None and (base / entry["folder"]).is_dir() and not taken.stale():
@@ -490,7 +490,7 @@ def _evict(base: Path, keep: set[str]) -> None:
     for stem in sorted(stems - keep):
         lock = base / f"{stem}.lock"
         try:
-            taken = held(lock, wait=False)
+            taken = locked(lock, wait=False)
         except OSError:
             continue
         if taken is None:

@@ -20,16 +20,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import cache, commands, index, store
+from atlas import cache, commands, store
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini"
 QUERIES = [("bus-x",), ("test", "repository"), ("lib-s",)]
 
 
 def show(data: Path, words) -> str:
-    index.forget()
     result = commands.show(" ".join(words), "en", "json", data)
-    index.forget()
     return result.out
 
 
@@ -58,14 +56,11 @@ def test_random_cache_corruption_is_a_miss(pick, how, at, words):
         data = Path(tmp) / "data"
         shutil.copytree(MINI, data)
         os.environ["ATLAS_CACHE"] = str(Path(tmp) / "cache")
-        try:
-            expected = [show(data, q) for q in QUERIES]  # fills the cache: index, cards, stamps
-            files = sorted(p for p in Path(tmp, "cache").rglob("*") if p.is_file())
-            _corrupt(files[pick % len(files)], how, at)
-            assert show(data, words) == expected[QUERIES.index(words)]
-            assert [show(data, q) for q in QUERIES] == expected
-        finally:
-            index.forget()
+        expected = [show(data, q) for q in QUERIES]  # fills the cache: index, cards, stamps
+        files = sorted(p for p in Path(tmp, "cache").rglob("*") if p.is_file())
+        _corrupt(files[pick % len(files)], how, at)
+        assert show(data, words) == expected[QUERIES.index(words)]
+        assert [show(data, q) for q in QUERIES] == expected
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -77,12 +72,9 @@ def test_any_byte_of_the_index_database_damaged_is_a_miss(how, at):
         data = Path(tmp) / "data"
         shutil.copytree(MINI, data)
         os.environ["ATLAS_CACHE"] = str(Path(tmp) / "cache")
-        try:
-            expected = [show(data, q) for q in QUERIES]
-            _corrupt(next(Path(tmp, "cache").glob("store-*/*.sqlite")), how, at)
-            assert [show(data, q) for q in QUERIES] == expected
-        finally:
-            index.forget()
+        expected = [show(data, q) for q in QUERIES]
+        _corrupt(next(Path(tmp, "cache").glob("store-*/*.sqlite")), how, at)
+        assert [show(data, q) for q in QUERIES] == expected
 
 
 def test_damaged_generation_is_rebuilt_from_its_verified_parse_results(mini, monkeypatch):
@@ -138,7 +130,6 @@ def test_two_edits_within_one_timestamp_tick_are_seen(mini):
 
 READER = r"""
 import json, sys, time
-from atlas import index
 from atlas.cards import open_store
 data, rounds, hold = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 for _ in range(rounds):
@@ -148,7 +139,6 @@ for _ in range(rounds):
     hit = [h["name"]["en"] for h in store.index.search.search("bus") if h["id"] == "bus-x"]
     print(json.dumps([bus["names"]["en"], "net-y" in json.dumps(bus["relations"]),
                       "bus-x" in json.dumps(net["relations"]), hit[:1], store.find("BT")]), flush=True)
-    index.forget()
 """
 OLD = ["Bus X", True, True, ["Bus X"], None]
 NEW = ["Bus Ten", False, False, ["Bus Ten"], "bus-x"]

@@ -259,7 +259,6 @@ def atlas_copy():
         try:
             yield root
         finally:
-            index.forget()
             if old is None:
                 os.environ.pop("ATLAS_CACHE", None)
             else:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.lockfile import Lock, held
+from atlas.lockfile import Lock, locked
 
 PKG = Path(__file__).resolve().parent.parent / "atlas"
 ROOT = PKG.parent
@@ -40,11 +40,11 @@ def test_a_shared_holder_admits_readers_and_keeps_writers_out(tmp_path):
             t0 = time.monotonic()
             assert not writer.exclusive(0.2)
             assert time.monotonic() - t0 >= 0.2  # it waited the time it was given
-        assert held(path, wait=False) is None
+        assert locked(path, wait=False) is None
     finally:
         proc.stdin.close()  # type: ignore[union-attr]
         proc.wait()
-    lock = held(path, wait=False)  # the holder ended: its lock went with it
+    lock = locked(path, wait=False)  # the holder ended: its lock went with it
     assert lock is not None
     lock.release()
 

@@ -35,11 +35,10 @@ def run(*args, code=0, env=None):
 def bundled():
     """The bundled atlas and its search index, compiled once into the session's cache (the CLI
     tests below read the same files)."""
-    from atlas.index import load_keyed
+    from atlas.opened import Opened
 
-    materialise, key = load_keyed(DATA, lazy=True)
-    atlas = materialise()
-    return atlas, search.open_index(key, lambda: atlas)
+    opened = Opened(DATA)
+    return opened.atlas, opened.compiled.search
 
 
 # ---------------------------------------------------------------------------------------------
