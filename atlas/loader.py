@@ -277,7 +277,8 @@ def _when_ok(ctx: _Ctx, node, what: str, value: str, stamp: bool) -> bool:
 # Records
 # ---------------------------------------------------------------------------------------------
 
-_EVIDENCE_KEYS = ("pin", "url", "supports", "symbol", "confidence")
+_EVIDENCE_KEYS = ("pin", "url", "supports", "symbol", "confidence", "blob")
+_BLOB_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
 
 def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
@@ -297,7 +298,21 @@ def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
         ev.symbol = _str(ctx, f["symbol"], f"{what} symbol") or ""
     if "confidence" in f:
         ev.confidence = _enum(ctx, f["confidence"], f"{what} confidence", CONFIDENCES) or ""
+    if "blob" in f:
+        ev.blob = _blob(ctx, f["blob"], what, "pin" in f)
     return ev if (ev.pin is not None) != bool(ev.url) else None  # kept with exactly one good source
+
+
+def _blob(ctx: _Ctx, node, what: str, pinned: bool) -> str:
+    """The git blob id of a pin's file: 7 to 40 lowercase hex digits, only beside a pin."""
+    raw = _str(ctx, node, f"{what} blob") or ""
+    if not _BLOB_RE.match(raw):
+        ctx.error(node, "bad-sha", f"blob id {raw!r} is not 7 to 40 lowercase hex digits")
+        return ""
+    if not pinned:
+        ctx.error(node, "bad-evidence", f"{what} has a blob id but no pin")
+        return ""
+    return raw
 
 
 def _pin(ctx: _Ctx, node, what: str) -> Pin | None:

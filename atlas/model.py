@@ -199,6 +199,7 @@ class Evidence(Record):
     symbol: str = ""
     confidence: str = "read-in-source"
     loc: Location | None = None
+    blob: str = ""  # a pin's git blob id (full, or abbreviated to 7+ hex digits); "" when not recorded
 
     @property
     def source(self) -> str:

@@ -706,6 +706,8 @@ def refresh_table(report) -> str:
         text += "\n\n" + "\n".join(f"- {m}" for m in msgs)
     where = report.timeline if report.written else f"{report.timeline} unchanged"
     text += f"\n\ncut-off {report.cutoff}; {where}"
+    if report.blobs:
+        text += f"; blob ids recorded beside {report.blobs} pin(s)"
     return text
 
 
