@@ -19,7 +19,7 @@ from .model import (
     API_KINDS, CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
     METHODS, PRECISIONS, QUESTION_IDS, RELEASE_SCHEMES, REPO_RE, REPO_STATUSES, SHA_RE, ApiRule, ApiSurface,
     ApiSymbol, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question,
-    Relation, ReleaseRule, RepoHarvest, Repository, SeedPage, Sighting, TestPlan, Text, Undated,
+    Relation, ReleaseRule, RepoHarvest, Repository, SeedPage, Sighting, TestPlan, Text, Undated, WindowRegion,
     canonical_relation, RELATION_TYPES, INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
 )
 from .output import INVISIBLE
@@ -741,7 +741,7 @@ def parse_test_plan(ctx: _Ctx, node, cid: str) -> TestPlan | None:
 
 
 def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
-    f = _fields(ctx, node, "a flow", ("id", "title", "summary", "steps", "edges", "evidence"),
+    f = _fields(ctx, node, "a flow", ("id", "title", "summary", "steps", "edges", "evidence", "layout"),
                 ("id", "title", "steps"))
     if f is None:
         return None
@@ -762,7 +762,41 @@ def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
         edge = _flow_edge(ctx, item, flow.id, step_ids)
         if edge is not None:
             flow.edges.append(edge)
+    for item in _list(ctx, f.get("layout"), "layout") if "layout" in f else []:
+        region = _window_region(ctx, item, flow)
+        if region is not None:
+            flow.layout.append(region)
     return flow if fid else None
+
+
+def _window_region(ctx: _Ctx, item, flow: Flow) -> WindowRegion | None:
+    """One region of a flow's `layout`; `part_of` must name a region listed before it."""
+    rf = _fields(ctx, item, "a layout region",
+                 ("id", "label", "offset", "size", "writers", "readers", "part_of", "evidence"),
+                 ("id", "label", "evidence"))
+    if rf is None:
+        return None
+    rid = _id(ctx, rf["id"], "layout region id") if "id" in rf else None
+    if rid and any(r.id == rid for r in flow.layout):
+        ctx.error(rf["id"], "duplicate-id", f'layout region "{rid}" appears twice in flow "{flow.id}"')
+        rid = None
+    region = WindowRegion(rid or "?", loc=ctx.loc(item))
+    if "label" in rf:
+        region.label = _text(ctx, rf["label"], "layout region label")
+    for key in ("offset", "size"):
+        if key in rf:
+            setattr(region, key, _str(ctx, rf[key], f"layout region {key}") or "")
+    for key in ("writers", "readers"):
+        if key in rf:
+            setattr(region, key, _text(ctx, rf[key], f"layout region {key}", required=False))
+    if "part_of" in rf:
+        region.part_of = _str(ctx, rf["part_of"], "layout region part_of") or ""
+        if not any(r.id == region.part_of for r in flow.layout):
+            ctx.error(rf["part_of"], "unknown-ref", f'part_of "{region.part_of}" is not a region listed '
+                      f'before "{rid}" in flow "{flow.id}"')
+    if "evidence" in rf:
+        region.evidence = _evidence_list(ctx, rf["evidence"], "layout region evidence")
+    return region if rid else None
 
 
 def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:
