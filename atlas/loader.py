@@ -19,7 +19,7 @@ from .model import (
     API_KINDS, CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
     METHODS, PRECISIONS, QUESTION_IDS, RELEASE_SCHEMES, REPO_RE, REPO_STATUSES, SHA_RE, ApiRule, ApiSurface,
     ApiSymbol, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question,
-    Relation, ReleaseRule, RepoHarvest, Repository, SeedPage, Sighting, TestPlan, Text, Undated,
+    Relation, ReleaseRule, RepoHarvest, Repository, SeedPage, Sighting, TestPlan, Text, Undated, WindowRegion,
     canonical_relation, RELATION_TYPES, INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
 )
 from .output import INVISIBLE
@@ -277,7 +277,8 @@ def _when_ok(ctx: _Ctx, node, what: str, value: str, stamp: bool) -> bool:
 # Records
 # ---------------------------------------------------------------------------------------------
 
-_EVIDENCE_KEYS = ("pin", "url", "supports", "symbol", "confidence")
+_EVIDENCE_KEYS = ("pin", "url", "supports", "symbol", "confidence", "blob")
+_BLOB_RE = re.compile(r"^[0-9a-f]{7,40}$")
 
 
 def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
@@ -297,7 +298,21 @@ def _evidence(ctx: _Ctx, node, what: str) -> Evidence | None:
         ev.symbol = _str(ctx, f["symbol"], f"{what} symbol") or ""
     if "confidence" in f:
         ev.confidence = _enum(ctx, f["confidence"], f"{what} confidence", CONFIDENCES) or ""
+    if "blob" in f:
+        ev.blob = _blob(ctx, f["blob"], what, "pin" in f)
     return ev if (ev.pin is not None) != bool(ev.url) else None  # kept with exactly one good source
+
+
+def _blob(ctx: _Ctx, node, what: str, pinned: bool) -> str:
+    """The git blob id of a pin's file: 7 to 40 lowercase hex digits, only beside a pin."""
+    raw = _str(ctx, node, f"{what} blob") or ""
+    if not _BLOB_RE.match(raw):
+        ctx.error(node, "bad-sha", f"blob id {raw!r} is not 7 to 40 lowercase hex digits")
+        return ""
+    if not pinned:
+        ctx.error(node, "bad-evidence", f"{what} has a blob id but no pin")
+        return ""
+    return raw
 
 
 def _pin(ctx: _Ctx, node, what: str) -> Pin | None:
@@ -726,7 +741,7 @@ def parse_test_plan(ctx: _Ctx, node, cid: str) -> TestPlan | None:
 
 
 def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
-    f = _fields(ctx, node, "a flow", ("id", "title", "summary", "steps", "edges", "evidence"),
+    f = _fields(ctx, node, "a flow", ("id", "title", "summary", "steps", "edges", "evidence", "layout"),
                 ("id", "title", "steps"))
     if f is None:
         return None
@@ -747,7 +762,41 @@ def parse_flow(ctx: _Ctx, node, stem: str) -> Flow | None:
         edge = _flow_edge(ctx, item, flow.id, step_ids)
         if edge is not None:
             flow.edges.append(edge)
+    for item in _list(ctx, f.get("layout"), "layout") if "layout" in f else []:
+        region = _window_region(ctx, item, flow)
+        if region is not None:
+            flow.layout.append(region)
     return flow if fid else None
+
+
+def _window_region(ctx: _Ctx, item, flow: Flow) -> WindowRegion | None:
+    """One region of a flow's `layout`; `part_of` must name a region listed before it."""
+    rf = _fields(ctx, item, "a layout region",
+                 ("id", "label", "offset", "size", "writers", "readers", "part_of", "evidence"),
+                 ("id", "label", "evidence"))
+    if rf is None:
+        return None
+    rid = _id(ctx, rf["id"], "layout region id") if "id" in rf else None
+    if rid and any(r.id == rid for r in flow.layout):
+        ctx.error(rf["id"], "duplicate-id", f'layout region "{rid}" appears twice in flow "{flow.id}"')
+        rid = None
+    region = WindowRegion(rid or "?", loc=ctx.loc(item))
+    if "label" in rf:
+        region.label = _text(ctx, rf["label"], "layout region label")
+    for key in ("offset", "size"):
+        if key in rf:
+            setattr(region, key, _str(ctx, rf[key], f"layout region {key}") or "")
+    for key in ("writers", "readers"):
+        if key in rf:
+            setattr(region, key, _text(ctx, rf[key], f"layout region {key}", required=False))
+    if "part_of" in rf:
+        region.part_of = _str(ctx, rf["part_of"], "layout region part_of") or ""
+        if not any(r.id == region.part_of for r in flow.layout):
+            ctx.error(rf["part_of"], "unknown-ref", f'part_of "{region.part_of}" is not a region listed '
+                      f'before "{rid}" in flow "{flow.id}"')
+    if "evidence" in rf:
+        region.evidence = _evidence_list(ctx, rf["evidence"], "layout region evidence")
+    return region if rid else None
 
 
 def _flow_step(ctx: _Ctx, item, fid: str, step_ids: dict) -> FlowStep | None:

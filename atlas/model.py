@@ -199,6 +199,7 @@ class Evidence(Record):
     symbol: str = ""
     confidence: str = "read-in-source"
     loc: Location | None = None
+    blob: str = ""  # a pin's git blob id (full, or abbreviated to 7+ hex digits); "" when not recorded
 
     @property
     def source(self) -> str:
@@ -324,6 +325,22 @@ class FlowEdge(Record):
     loc: Location | None = None
 
 
+class WindowRegion(Record):
+    """One region of the memory a flow's kernels share (its `layout`): where it starts and how large
+    it is, as the source computes them (expressions, not numbers), who writes it and who reads it.
+    `part_of` names the region it lies inside ("" at the top level)."""
+
+    id: str
+    label: Text = F(Text)
+    offset: str = ""
+    size: str = ""
+    writers: Text = F(Text)
+    readers: Text = F(Text)
+    part_of: str = ""
+    evidence: list[Evidence] = F(list)
+    loc: Location | None = None
+
+
 class Flow(Record):
     id: str
     title: Text
@@ -332,6 +349,7 @@ class Flow(Record):
     edges: list[FlowEdge] = F(list)
     evidence: list[Evidence] = F(list)
     loc: Location | None = None
+    layout: list[WindowRegion] = F(list)  # the shared memory window's regions, in address order
 
     def ordered_steps(self) -> list[FlowStep]:
         """Steps in a stable topological order (Kahn, ties broken by declaration order)."""
@@ -658,7 +676,9 @@ _NESTED = {
     (FlowStep, "label"): Text, (FlowStep, "source"): Evidence, (FlowStep, "note"): Text,
     (FlowStep, "title"): Text, (SeedPage, "title"): Text, (SeedPage, "summary"): Text,
     (Flow, "title"): Text, (Flow, "summary"): Text, (Flow, "steps"): [FlowStep],
-    (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence],
+    (Flow, "edges"): [FlowEdge], (Flow, "evidence"): [Evidence], (Flow, "layout"): [WindowRegion],
+    (WindowRegion, "label"): Text, (WindowRegion, "writers"): Text, (WindowRegion, "readers"): Text,
+    (WindowRegion, "evidence"): [Evidence],
     (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],
     (Repository, "api"): "ApiRule", (Repository, "releases"): "ReleaseRule", (ReleaseRule, "note"): Text,
     (ApiSurface, "releases"): [Release],

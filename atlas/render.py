@@ -584,6 +584,14 @@ def flow(f: dict, lang: str = "en") -> str:
             lines.append(f"    test plan: {t['claim']} (decision order {t['order']}; atlas claims {t['claim']})")
         for a in s["after"]:
             lines.append(f"    after {a['from']} ({a['type']}{': ' + a['label'] if a['label'] else ''})")
+    if f.get("layout"):
+        lines.append("\n" + ("共享窗口（按地址顺序）" if lang == "zh" else "The shared window (address order)"))
+        for r in f["layout"]:
+            pad = "      " if r["part_of"] else "  "
+            lines.append(f"{pad}{pick(r['label'], lang)}: + {r['offset']}; {r['size']}")
+            for key, name in (("writers", "written by"), ("readers", "read by")):
+                if pick(r[key], lang):
+                    lines.extend(hang(pick(r[key], lang), w, f"{pad}  {name}: ", pad + "    "))
     return "\n".join(lines)
 
 
@@ -706,6 +714,8 @@ def refresh_table(report) -> str:
         text += "\n\n" + "\n".join(f"- {m}" for m in msgs)
     where = report.timeline if report.written else f"{report.timeline} unchanged"
     text += f"\n\ncut-off {report.cutoff}; {where}"
+    if report.blobs:
+        text += f"; blob ids recorded beside {report.blobs} pin(s)"
     return text
 
 

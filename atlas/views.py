@@ -149,6 +149,8 @@ def owned_evidence(atlas: Atlas) -> Iterator[tuple[Owner, Evidence]]:
         for st in f.steps:
             if st.source is not None:
                 yield Owner("step", st.id, f.id), st.source
+        for region in f.layout:
+            yield from ((Owner("flow", f.id), e) for e in region.evidence)
     for repo_ in atlas.repositories:
         yield from ((Owner("repository", repo_.id), e) for e in repo_.evidence)
 
@@ -388,7 +390,10 @@ def flow(atlas: Atlas, f: Flow) -> FlowView:
     return {"id": f.id, "title": text(f.title), "summary": text(f.summary),
             "evidence": evidence_list(atlas, f.evidence), "steps": steps,
             "edges": [{"from": e.source, "to": e.target, "type": e.type, "label": e.label} for e in f.edges],
-            "choices": choices(f), "labels": {cid: name_of(atlas, cid) for cid in named}}
+            "choices": choices(f), "labels": {cid: name_of(atlas, cid) for cid in named},
+            "layout": [{"id": r.id, "label": text(r.label), "offset": r.offset, "size": r.size,
+                        "writers": text(r.writers), "readers": text(r.readers), "part_of": r.part_of,
+                        "evidence": evidence_list(atlas, r.evidence)} for r in f.layout]}
 
 
 def flow_summary(f: Flow) -> FlowSummary:

@@ -197,6 +197,17 @@ OptionView = TypedDict("OptionView", {"to": str, "label": str})
 ChoiceView = TypedDict("ChoiceView", {"from": str, "options": list[OptionView]})
 
 
+class RegionView(TypedDict):
+    id: str
+    label: TextView
+    offset: str  # as the source computes it
+    size: str
+    writers: TextView
+    readers: TextView
+    part_of: str  # the region it lies in; "" at the top level
+    evidence: list[EvidenceView]
+
+
 class FlowView(TypedDict):
     id: str
     title: TextView
@@ -206,6 +217,7 @@ class FlowView(TypedDict):
     edges: list[EdgeView]
     choices: list[ChoiceView]  # steps whose labelled control edges are alternatives (one is taken)
     labels: dict[str, TextView]  # names of the concepts the steps name
+    layout: list[RegionView]  # the shared window's regions in address order ([] when the flow has none)
 
 
 class FlowSummary(TypedDict):

@@ -11,6 +11,9 @@ What is indexed:
    Python) files (`strategy="grep"`, the default), or by parsing every such file that `git
    ls-tree` lists (`strategy="tree"`; both give the same index, bench/bench_code.py times them).
 
+A pinned file that no clone holds is read from a loose copy in the clones folder whose git blob id
+is the one the pin records (`atlas.harvest.loose`; hop 0 only, its calls are not followed).
+
 Blobs are read with `git cat-file --batch` (one process per repository and round), only when their
 parse is not cached. A blob that the clone lacks is named (`MissingBlob`), and so is every file a
 search could not read: a call whose name is not found while such blobs exist is `unknown`, never
@@ -24,6 +27,7 @@ from ..errors import AtlasError
 from ..model import SHA_RE, Atlas
 from ..paths import repos_root as default_repos_root
 from ..harvest import locate
+from ..harvest.loose import LooseCopies, blob_id
 from . import store
 from .citing import cited
 from .gitread import GitReader
@@ -90,10 +94,50 @@ def index_atlas(atlas: Atlas, repos_root=None, hops: int = 1, strategy: str = "g
         index.unindexed.extend(job.unindexed)
         searches.update({(rid, c, fam): names for (c, fam), names in job.searched.items()})
         unreadable.update({(rid, c): _unique(blobs) for c, blobs in job.unreadable.items()})
+    _from_loose(atlas, index, root)
     index.files.sort(key=lambda f: (f.repo, f.commit, f.path))
     index.links = link_calls(index.files, searches, unreadable, concept_names(atlas))
     index.reindex()
     return index
+
+
+def _from_loose(atlas: Atlas, index: CodeIndex, root) -> None:
+    """The pinned files no clone answered, read from loose copies whose blob id the pin records;
+    a file without such a copy stays unindexed, with the copies that were refused named."""
+    blobs: dict[tuple[str, str, str], str] = {}
+    for cit in cited(atlas):
+        if cit.evidence.blob:
+            blobs.setdefault((cit.pin.repo, cit.pin.sha, cit.pin.path), cit.evidence.blob)
+    if not any((u.repo, u.commit, u.path) in blobs for u in index.unindexed):
+        return
+    loose = LooseCopies(root)
+    if not loose:
+        return
+    kept: list[Unindexed] = []
+    for u in index.unindexed:
+        want = blobs.get((u.repo, u.commit, u.path), "")
+        data = loose.read(want) if want else None
+        if data is None:
+            refused = [p for p, _b in loose.named(u.path)]
+            kept.append(u._replace(reason=u.reason + (f"; loose copies refused, their blob is not {want}: "
+                                                       + ", ".join(refused[:3]) if refused and want else "")))
+            continue
+        oid, language = blob_id(data), language_of(u.path)
+        value = store.load(oid, language)
+        if value is None:
+            value = parse(data, language)
+            store.save(oid, language, value)
+        index.files.append(source_file(u.repo, u.commit, u.path, oid, value, 0))
+    index.unindexed = kept
+
+
+def source_file(repo: str, commit: str, path: str, oid: str, value: dict, hop: int) -> SourceFile:
+    """The records of one parsed file."""
+    base = (repo, commit, path)
+    functions = [Function(*base, name, qualified, start, end, lo, hi, [Call(*c) for c in calls])
+                 for name, qualified, start, end, lo, hi, calls in value["functions"]]
+    macros = [Macro(*base, *m) for m in value["macros"]]
+    return SourceFile(repo, commit, path, oid, language_of(path), value["lines"], hop, functions, macros)
 
 
 class RepoJob:
@@ -184,11 +228,7 @@ class RepoJob:
                 if (commit, path) in parsed and (keep is None or keep(parsed[(commit, path)]))]
 
     def _file(self, commit: str, path: str, oid: str, value: dict, hop: int) -> SourceFile:
-        base = (self.repo, commit, path)
-        functions = [Function(*base, name, qualified, start, end, lo, hi, [Call(*c) for c in calls])
-                     for name, qualified, start, end, lo, hi, calls in value["functions"]]
-        macros = [Macro(*base, *m) for m in value["macros"]]
-        return SourceFile(self.repo, commit, path, oid, language_of(path), value["lines"], hop, functions, macros)
+        return source_file(self.repo, commit, path, oid, value, hop)
 
     # -- rounds 1..hops: the files that define what the previous round calls -----------------------
 

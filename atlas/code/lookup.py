@@ -337,8 +337,12 @@ def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise:
     built from the code index and written. None when there is no clone of any pinned repository,
     or when it is not cached and `build` is False."""
     clones, stamp = clone_stamp(pins.pinned_repos(), root)
-    if not clones:
+    from ..harvest import loose
+
+    copies = loose.listing(root) if os.path.isdir(root) else []
+    if not clones and not copies:
         return None
+    stamp = cache.crc(f"{stamp}\0{loose.stamp(copies)}") if copies else stamp
     folder = cache.path("codetab", code_key(data_key, root, hops, stamp), "")
     head = cache.read(folder / "files.marshal")
     if isinstance(head, dict) and head.get("version") == VERSION:
@@ -346,27 +350,36 @@ def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise:
     if not build:
         return None
     if progress is not None:
-        progress(f"indexing the code behind the pins in {len(clones)} clone(s), {hops} hop(s); "
+        found = f"{len(clones)} clone(s)" + (" and the loose copies" if copies else "")
+        progress(f"indexing the code behind the pins in {found}, {hops} hop(s); "
                  "this is done once per change of the data or the clones")
     from .build import index_atlas
 
     head, entries = code_table(index_atlas(materialise(), root, hops=hops))
-    add_texts(entries, head, [k for k in pins.files if k in head["files"]], clones)
+    add_texts(entries, head, [k for k in pins.files if k in head["files"]], clones, root)
     write_code_table(folder, head, entries)
     return CodeTable(folder, head, clones, entries)
 
 
-def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones: dict[str, str]) -> None:
+def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones: dict[str, str],
+              root: Path | None = None) -> None:
     """Keep the lines of the pinned files in their entries, so that `atlas source` of a pin starts
-    no git (one `git cat-file --batch` per repository, now)."""
+    no git (one `git cat-file --batch` per repository, now). A file no clone holds was indexed
+    from a loose copy under `root` with its blob id, and is read from there again."""
+    from ..harvest.loose import LooseCopies
     from .gitread import GitReader
 
     by_repo: dict[str, list[FileKey]] = {}
     for key in keys:
         by_repo.setdefault(key[0], []).append(key)
+    copies: LooseCopies | None = None
     for repo, wanted in by_repo.items():
         blobs = {k: head["files"][k][0] for k in wanted}
-        data = GitReader(Path(clones[repo]), repo).contents(sorted(set(blobs.values())))
+        data = GitReader(Path(clones[repo]), repo).contents(sorted(set(blobs.values()))) if repo in clones else {}
+        for b in set(blobs.values()):
+            if data.get(b) is None and root is not None:
+                copies = copies if copies is not None else LooseCopies(root)
+                data[b] = copies.read(b)
         for k in wanted:
             got = data.get(blobs[k])
             if got is not None:

@@ -203,6 +203,9 @@ def _refresh(atlas, data_dir, day, repos_root, repo_ids, concept_ids, clone, all
         report.written = True
     if _write_surfaces(data_dir, done, atlas if everything is not None else None):
         report.written = True
+    from .blobs import record_blobs  # each pin's blob id, where a clone holds its file
+
+    report.blobs = record_blobs(atlas, data_dir, root).written
     return report
 
 

@@ -29,6 +29,7 @@ class RefreshReport(Record):
     rows: list[RepoRow] = F(list)
     problems: list[Problem] = F(list)
     written: bool = False
+    blobs: int = 0  # pins whose blob id this run wrote into the data
 
     @property
     def failed(self) -> bool:
@@ -40,7 +41,7 @@ class RefreshReport(Record):
 
     def to_plain(self) -> dict:
         return {
-            "cutoff": self.cutoff, "timeline": self.timeline, "written": self.written,
+            "cutoff": self.cutoff, "timeline": self.timeline, "written": self.written, "blobs": self.blobs,
             "ok": not self.failed, "repositories": [r.to_plain() for r in self.rows],
             "problems": [{"location": str(p.location), "level": p.level, "code": p.code,
                           "message": p.message, "hint": p.hint} for p in self.problems],

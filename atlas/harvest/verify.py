@@ -7,6 +7,10 @@ Status of a pin:
 - stale: correct at its sha, but at the branch head the file is gone or those lines read differently;
 - unchecked: no local clone, the clone cannot be read, or the pinned commit is not in it (the clone
   may be older than the pin) - never counted as passed.
+A pin that records its file's blob id (`blob:`) is broken when the clone's file at the pinned
+commit has another one. Without the commit in a clone, such a pin is checked against a loose copy
+of the file in the clones folder whose blob id is the recorded one (`atlas.harvest.loose`); a copy
+with another blob id is named in the reason and not used.
 One `git cat-file --batch` per repository answers all its pins.
 """
 from __future__ import annotations
@@ -16,6 +20,7 @@ from ..model import SHA_RE, F, Atlas, Evidence, Record
 from ..paths import repos_root as default_repos_root
 from ..views import owned_evidence
 from . import locate
+from .loose import LooseCopies, blob_id
 
 
 class PinRow(Record):
@@ -53,8 +58,11 @@ def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
         if e.pin is not None:
             by_repo.setdefault(e.pin.repo, []).append((owner.label, e))
     report = VerifyReport()
+    loose = LooseCopies(root)
     for rid in sorted(by_repo):
-        report.rows.extend(_verify_repo(atlas, rid, by_repo[rid], root, mapping))
+        rows = _verify_repo(atlas, rid, by_repo[rid], root, mapping)
+        report.rows.extend(_from_loose(row, e, loose) if row.status == "unchecked" and loose else row
+                           for row, (_o, e) in zip(rows, by_repo[rid]))
     report.rows.sort(key=_by_place)
     return report
 
@@ -69,6 +77,29 @@ def _by_place(row: PinRow) -> tuple:
     if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
         file, line, col = parts[0], int(parts[1]), int(parts[2])
     return (file, line, col, _STATUS_ORDER[row.status], row.pin)
+
+
+def _from_loose(row: PinRow, e: Evidence, loose: LooseCopies) -> PinRow:
+    """An unchecked pin checked against a loose copy whose blob id is the pin's recorded one."""
+    p = e.pin
+    assert p is not None
+    data = loose.read(e.blob) if e.blob else None
+    if data is None:
+        others = [f"{path} (blob {b[:12]})" for path, b in loose.named(p.path)]
+        if others:
+            want = f"the pinned blob {e.blob}" if e.blob else "a recorded blob id (the pin has none)"
+            row.reason += f"; loose copies not used, their blob is not {want}: " + ", ".join(others[:3])
+        return row
+    lines, why = _pinned_lines(p, ("blob", data))
+    chosen = lines[p.start - 1:p.end]
+    where = f"a loose copy {loose.find(e.blob)} (blob {blob_id(data)[:12]})"
+    if why:
+        status, reason = "broken", f"{why} (read from {where})"
+    elif e.symbol and e.symbol.encode("utf-8") not in b"\n".join(chosen):
+        status, reason = "broken", f"symbol {e.symbol!r} is not in lines L{p.start}-L{p.end} of {where}"
+    else:
+        status, reason = "ok", f"checked against {where}; staleness not checked"
+    return PinRow(row.pin, row.repo, status, row.location, reason, row.owner)
 
 
 def _loc(e: Evidence) -> str:
@@ -140,6 +171,9 @@ def _check_pin(e: Evidence, answers, head: str, clone, ok_note: str) -> tuple[st
     lines, why = _pinned_lines(p, answers.get(f"{p.sha}:{p.path}"))
     if why:
         return "broken", why
+    actual = blob_id(answers[f"{p.sha}:{p.path}"][1])
+    if e.blob and not actual.startswith(e.blob):
+        return "broken", f"the data record blob {e.blob} for {p.path}, but its blob at {p.sha[:12]} is {actual}"
     chosen = lines[p.start - 1:p.end]
     if e.symbol and e.symbol.encode("utf-8") not in b"\n".join(chosen):
         return "broken", f"symbol {e.symbol!r} is not in lines L{p.start}-L{p.end} of {p.path}"

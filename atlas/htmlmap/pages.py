@@ -26,6 +26,7 @@ from .overview import (
     KIND_GLYPH, OTHER_GLYPH, kind_groups, overview_rows, sentences, short_names, two_axis, vocabulary_css,
 )
 from .timeline import layout_timeline
+from .windowsvg import window_svg
 
 
 class Lookups:
@@ -202,7 +203,8 @@ def flow_page(f: FlowView, look: Lookups, seed: SeedPageView | None, links: Sour
     return page("flow.html", f["title"]["en"] or f["id"], "", "flow", look, "flow.js", flow=f, steps=steps,
                 num={s["id"]: i + 1 for i, s in enumerate(f["steps"])}, blocks=flow_blocks(f),
                 labels=f["labels"], known=look.known, edge_types=EDGE_TYPES, seed=seed, sources=links,
-                clone_note=links.note(pins), workspace=links.workspaces.get(f["id"], ""))
+                clone_note=links.note(pins), workspace=links.workspaces.get(f["id"], ""),
+                window_svg=window_svg(f["layout"]))
 
 
 def page_evidence(card: Card, look: Lookups) -> list:
