@@ -85,9 +85,14 @@ def _history(c: Card) -> list[str]:
         lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`{shipped})")
     for a in c.get("api", []):
         first = f"{a['first']['date']} `{a['first']['sha'][:12]}`" if a["first"] else "releases only"
-        lines.append(f"- API {a['kind']} `{a['name']}` ({a['repo']}): {first}, first release "
-                     f"{a['first_release'] or 'none'}" + (f", removed {a['removed']['date']}" if a["removed"] else ""))
+        rel = a["first_release"] or _never(a["first_release_label"])
+        lines.append(f"- API {a['kind']} `{a['name']}` ({a['repo']}): {first}, first release {rel}"
+                     + (f", removed {a['removed']['date']}" if a["removed"] else ""))
     return lines
+
+
+def _never(label: TextView) -> str:
+    return f"{label['en']} · {label['zh']}"
 
 
 def card(c: Card, questions: Mapping[str, Any]) -> str:

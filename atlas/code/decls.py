@@ -12,8 +12,10 @@ Kinds (`KINDS`):
   variables and `friend` declarations are not functions of the header.
 - `enum-constant`: each enumerator; qualified by the enum's name for an `enum class`, else by the
   scopes around the enum (C enumerators live in the enclosing scope).
-- `macro`: every `#define` but an include guard (the `#define X` with no body that follows
-  `#ifndef X` as the first directive of its block).
+- `macro`: every `#define` but an include guard: the `#define X` with no body that is the first
+  directive of an `#ifndef X` block standing first in the file (comments aside). The same pair further
+  down (`#ifndef X_DEFINED / #define X_DEFINED` around a block users may define themselves) is a macro
+  of the header.
 - `type`: a struct, union, class or enum with a body and a name, a `typedef` name, a `using X = ...`
   alias.
 
@@ -34,7 +36,11 @@ Decorations are the words a grammar cannot place: visibility and calling-convent
 blanked byte for byte before parsing (lines stay those of the blob): a word of the repository's
 `decorations:` list anywhere, and any upper-case word ending in `_API`, `_VISIBILITY`, `_EXPORT`,
 `_DEVICE`, `_HOST`, `_INLINE`, `_AICORE`, ... (`DECORATION`) when a name follows it (so an enum
-constant such as `ACL_MEMCPY_HOST_TO_DEVICE,` stays).
+constant such as `ACL_MEMCPY_HOST_TO_DEVICE,` stays); such a word ending in `_DEPRECATED`,
+`_DEPRECATED_MESSAGE`/`_MSG` or `_ATTRIBUTE` with its argument list (`ACL_DEPRECATED_MESSAGE(` with
+its message on the next lines, after an enumerator's name) (`DECORATION_CALL`); and an upper-case
+word alone between a declarator's `)` and its `;` or `{` (`HcclGetCommConfigCapability()
+HCOMM_WEAK_SYMBOL;`) (`TRAILING`).
 """
 from __future__ import annotations
 
@@ -43,11 +49,16 @@ import re
 from .parse import _grammar, _plain_name
 
 KINDS = ("function", "enum-constant", "macro", "type")
-VERSION = 2  # of these rules: stored API histories made under other rules are read again
+VERSION = 3  # of these rules: stored API histories made under other rules are read again
 
 DECORATION = re.compile(
     rb"\b[A-Z][A-Z0-9_]*_(?:API|APIS|EXPORT|EXPORTS|IMPORT|VISIBILITY|VISIBLE|DLL|DLLEXPORT|PUBLIC"
     rb"|DEVICE|HOST|INLINE|AICORE|FUNC|ATTR|ATTRIBUTE|DECL|EXTERN|NOEXCEPT|DEPRECATED)(?=[ \t]+[A-Za-z_~])")
+_BALANCED = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
+DECORATION_CALL = re.compile(rb"\b[A-Z][A-Z0-9_]*_(?:DEPRECATED|DEPRECATED_MESSAGE|DEPRECATED_MSG|ATTRIBUTE|ATTR)"
+                             rb"\s*" + _BALANCED)
+# an upper-case word (a macro: no C or C++ keyword is upper case) between `)` and `;` or `{`
+TRAILING = re.compile(rb"(?<=\))(\s*)([A-Z][A-Z0-9_]*[A-Z0-9])(?=\s*[;{])")
 _ATTRIBUTES = re.compile(rb"__(?:attribute__|declspec)\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)"
                          rb"|__declspec\s*\((?:[^()]|\([^()]*\))*\)")
 # comments and preprocessor lines (with their continuations): never blanked
@@ -127,7 +138,7 @@ def _changed(old: bytes, new: bytes) -> tuple[int, int, int]:
 def blank_decorations(data: bytes, decorations: tuple[str, ...] = ()) -> bytes:
     """Blank (byte for byte, so lines and columns stay) the decorations in the code: outside comments
     and preprocessor lines."""
-    subs = [_ASCEND, _ATTRIBUTES, DECORATION]
+    subs = [_ASCEND, _ATTRIBUTES, DECORATION_CALL, DECORATION, TRAILING]
     if decorations:
         names = b"|".join(re.escape(d.encode()) for d in sorted(set(decorations), key=len, reverse=True))
         subs.append(re.compile(rb"\b(?:" + names + rb")\b(?:\s*\((?:[^()]|\([^()]*\))*\))?"))
@@ -151,6 +162,8 @@ def _blank_code(chunk: bytes, subs: list) -> bytes:
 def _fill(m: re.Match) -> bytes:
     """Spaces for a match, its line breaks kept."""
     g = m.group(0)
+    if m.re is TRAILING:
+        return m.group(1) + b" " * len(m.group(2))
     return b" " * len(g) if b"\n" not in g else bytes(32 if ch != 10 else 10 for ch in g)
 
 
@@ -219,9 +232,14 @@ class _Walk:
 
     # -- containers -------------------------------------------------------------------------
 
-    def container(self, node, scopes: list[str]) -> None:
-        guard = _include_guard(node)
+    def container(self, node, scopes: list[str], guard: str = "") -> None:
+        """The declarations of a container node; `guard` is the include guard of the file when `node`
+        is the `#ifndef` block standing first in it."""
+        first = _first_block(node) if node.type == "translation_unit" else None
         for child in node.named_children:
+            if first is not None and child == first and child.type == "preproc_ifdef":
+                self.container(child, scopes, _include_guard(child))
+                continue
             if child.type == "preproc_def" and guard and child.child_by_field_name("name") is not None \
                     and _text(child.child_by_field_name("name")) == guard \
                     and child.child_by_field_name("value") is None:
@@ -370,6 +388,11 @@ class _Walk:
             if body:
                 sig += " " + body
         self.add("macro", _text(name), name, sig)
+
+
+def _first_block(unit):
+    """The first named child of the file that is not a comment."""
+    return next((c for c in unit.named_children if c.type != "comment"), None)
 
 
 def _include_guard(node) -> str:
