@@ -76,9 +76,10 @@ def _links(c: Card) -> list[str]:
 
 
 def _history(c: Card) -> list[str]:
-    if not c["history"]:
+    if not c["history"] and not c.get("api"):
         return []
-    lines = ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
+    cutoff = f", cut-off {c['history'][0]['cutoff']}" if c["history"] else ""
+    lines = ["", f"## History (first visible{cutoff})"]
     for h in c["history"]:
         when = f"{h['date']} `{h['sha'][:12]}` {h['precision']}" if h["found"] else "not seen"
         shipped = f", first release {h['needs_release']}" if h.get("needs_release") else ""
