@@ -49,7 +49,7 @@ import re
 from .parse import _grammar, _plain_name
 
 KINDS = ("function", "enum-constant", "macro", "type")
-VERSION = 3  # of these rules: stored API histories made under other rules are read again
+VERSION = 4  # of these rules: stored API histories made under other rules are read again
 
 DECORATION = re.compile(
     rb"\b[A-Z][A-Z0-9_]*_(?:API|APIS|EXPORT|EXPORTS|IMPORT|VISIBILITY|VISIBLE|DLL|DLLEXPORT|PUBLIC"
@@ -88,7 +88,8 @@ def declarations(data: bytes, decorations: tuple[str, ...] = (), memo: dict | No
     source = blank_decorations(data, decorations)
     tree = _parse(source, previous)
     found: dict[tuple[str, str, int, str, str], None] = {}
-    _Walk(found, memo).container(tree.root_node, [])
+    root = tree.root_node  # an ERROR node when the whole file did not parse: its guard is its own
+    _Walk(found, memo).container(root, [], _include_guard(root) if root.type == "ERROR" else "")
     return sorted(found, key=lambda d: (d[2], d[0], d[1], d[3]))
 
 
@@ -237,7 +238,7 @@ class _Walk:
         is the `#ifndef` block standing first in it."""
         first = _first_block(node) if node.type == "translation_unit" else None
         for child in node.named_children:
-            if first is not None and child == first and child.type == "preproc_ifdef":
+            if first is not None and child == first and child.type in ("preproc_ifdef", "ERROR"):
                 self.container(child, scopes, _include_guard(child))
                 continue
             if child.type == "preproc_def" and guard and child.child_by_field_name("name") is not None \
@@ -396,10 +397,13 @@ def _first_block(unit):
 
 
 def _include_guard(node) -> str:
-    """The guard name when `node` is `#ifndef X` whose first directive is `#define X` (no body)."""
-    if node.type != "preproc_ifdef" or not _text(node).startswith("#ifndef"):
+    """The guard name when `node` is `#ifndef X` whose first directive is `#define X` (no body). The
+    block may have been read as an ERROR node (an `extern "C" {` opened in one `#ifdef` and closed in
+    another): then X is its first identifier."""
+    if node.type not in ("preproc_ifdef", "ERROR") or not _text(node).startswith("#ifndef"):
         return ""
-    name = node.child_by_field_name("name")
+    name = node.child_by_field_name("name") if node.type == "preproc_ifdef" else \
+        next((c for c in node.named_children if c.type == "identifier"), None)
     first = next((c for c in node.named_children if c.type not in ("identifier", "comment")), None)
     if name is None or first is None or first.type != "preproc_def":
         return ""
