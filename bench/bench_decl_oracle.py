@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -99,24 +100,49 @@ def run_repo(repo, clone, data_dir: Path, progress) -> tuple[dict, list[dict]]:
                     figures["declarations"] += len(ts | cl)
                     figures["inactive"] += len({d for d in ts - cl if d[2] in skipped})
                     figures["agree"] += len(ts & cl)
+                    lines = text.split(b"\n")
                     for side, items in (("tree-sitter only", only_ts), ("clang only", only_cl)):
                         for kind, name, line in sorted(items):
                             figures["disagree"] += 1
-                            found.append({"repo": repo.id, "path": path, "kind": kind, "name": name, "side": side,
-                                          "line": line, "blob": blob, "at": label, "clang": errors.get(line, "")})
+                            row = {"repo": repo.id, "path": path, "kind": kind, "name": name, "side": side,
+                                   "line": line, "blob": blob, "at": label, "clang": errors.get(line, "")}
+                            row["reason"] = guess(row, lines[line - 1] if 0 < line <= len(lines) else b"")
+                            found.append(row)
             progress(f"{repo.id} {label}: {figures['headers']} headers, {figures['disagree']} disagreements")
     figures["seconds"] = round(time.perf_counter() - started, 1)
     return figures, found
 
 
+def guess(row: dict, line: bytes) -> str:
+    """The reason code of a disagreement when a rule shows it (else "": to be written by hand):
+    `macro-expansion` when clang declares a name its line does not spell (an X-macro expanded);
+    `clang-unresolved` when clang reported an error where tree-sitter reads the declaration."""
+    short = row["name"].split("::")[-1]
+    if row["side"] == "clang only" and not re.search(r"\b" + re.escape(short) + r"\b", line.decode("utf-8", "replace")):
+        return "macro-expansion"
+    if row["side"] == "tree-sitter only" and row["clang"]:
+        return "clang-unresolved"
+    return ""
+
+
 def known_rows() -> list[dict]:
     if not KNOWN.is_file():
         return []
-    return yaml.safe_load(KNOWN.read_text(encoding="utf-8")) or []
+    return (yaml.safe_load(KNOWN.read_text(encoding="utf-8")) or {}).get("disagreements") or []
 
 
 def key(row: dict) -> tuple:
     return row["repo"], row["path"], row["kind"], row["name"], row["side"]
+
+
+def write_known(rows: list[dict]) -> None:
+    """The fixture: its reasons (kept) and one line per disagreement."""
+    head = KNOWN.read_text(encoding="utf-8").split("\ndisagreements:")[0] if KNOWN.is_file() else "reasons: {}\n"
+    lines = [head.rstrip("\n"), "disagreements:"]
+    for r in sorted(rows, key=key):
+        lines.append("  - " + json.dumps({k: r[k] for k in ("repo", "path", "kind", "name", "side", "reason")},
+                                         ensure_ascii=False))
+    KNOWN.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def main() -> int:
@@ -125,6 +151,7 @@ def main() -> int:
     ap.add_argument("--data", default=str(ROOT / "data"))
     ap.add_argument("--repo", action="append", default=[])
     ap.add_argument("--write-known", action="store_true")
+    ap.add_argument("--out", help="write every disagreement (JSON lines) to this file")
     args = ap.parse_args()
     data_dir = Path(args.data)
     atlas = load_atlas(data_dir)
@@ -164,11 +191,11 @@ def main() -> int:
           f"({s['disagree'] - len(new)} listed with a reason, {len(new)} not listed)")
     for r in new[:200]:
         print("NOT LISTED:", json.dumps(r, ensure_ascii=False))
+    if args.out:
+        Path(args.out).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in found), encoding="utf-8")
     if args.write_known and new:
-        rows = list(known.values()) + [{**{k: r[k] for k in ("repo", "path", "kind", "name", "side")},
-                                        "reason": ""} for r in {key(r): r for r in new}.values()]
-        rows.sort(key=key)
-        KNOWN.write_text(yaml.safe_dump(rows, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+        write_known(list(known.values()) + [{**{k: r[k] for k in ("repo", "path", "kind", "name", "side")},
+                                             "reason": r["reason"]} for r in {key(r): r for r in new}.values()])
     return 1 if new else 0
 
 

@@ -69,8 +69,9 @@ for _h in ("cstdint", "cstddef", "cstring", "cstdlib", "cstdio", "climits", "cst
     _STUBS[_h] = _STD
 _FUNCTIONS = {ci.CursorKind.FUNCTION_DECL, ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR,
               ci.CursorKind.DESTRUCTOR, ci.CursorKind.FUNCTION_TEMPLATE, ci.CursorKind.CONVERSION_FUNCTION}
+_TEMPLATES = {ci.CursorKind.CLASS_TEMPLATE, ci.CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION}
 _RECORDS = {ci.CursorKind.STRUCT_DECL, ci.CursorKind.UNION_DECL, ci.CursorKind.CLASS_DECL, ci.CursorKind.ENUM_DECL,
-            ci.CursorKind.CLASS_TEMPLATE}
+            *_TEMPLATES}
 _SCOPES = {ci.CursorKind.NAMESPACE, *_RECORDS}
 _INDEX: ci.Index | None = None
 _STUB_DIR: str | None = None
@@ -102,6 +103,7 @@ def parse(path: str, text: bytes, include: list[str] = ()):  # type: ignore[assi
     return _INDEX.parse(path, args=args, unsaved_files=[(path, text.decode("utf-8", "replace"))], options=opts)
 
 
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
 
 
@@ -133,13 +135,26 @@ def _qualified(c) -> list[str]:
     return parts[::-1]
 
 
+def _access(c, parent) -> bool:
+    """Whether `c` stands in a public section of `parent`: the last access specifier before it, else
+    the default (public in a struct or union, private in a class)."""
+    public = parent.kind != ci.CursorKind.CLASS_DECL and not (
+        parent.kind in _TEMPLATES and any(t.spelling == "class" for t in list(parent.get_tokens())[:12]
+                                          if t.spelling in ("class", "struct", "union")))
+    for child in parent.get_children():
+        if child.kind == ci.CursorKind.CXX_ACCESS_SPEC_DECL:
+            public = child.access_specifier == ci.AccessSpecifier.PUBLIC
+        elif child == c:
+            return public
+    return public
+
+
 def _public(c) -> bool:
-    """Whether a member is reachable from outside its record (members of structs and unions are public
-    unless an access specifier says otherwise)."""
+    """Whether a member is reachable from outside its records."""
+    c = c.canonical  # an out-of-line definition: the access of its declaration in the record
     p = c.semantic_parent
     while p is not None and p.kind in (_RECORDS - {ci.CursorKind.ENUM_DECL}):
-        if c.access_specifier not in (ci.AccessSpecifier.PUBLIC, ci.AccessSpecifier.INVALID,
-                                      ci.AccessSpecifier.NONE):
+        if not _access(c, p):
             return False
         c, p = p, p.semantic_parent
     return True
@@ -189,7 +204,7 @@ def from_unit(tu, path: str) -> set[tuple[str, str, int]]:
                 continue
             if k == ci.CursorKind.FRIEND_DECL or not _public(c):
                 continue
-            name = "::".join([*_qualified(c), c.spelling])
+            name = _TEMPLATE_ARGS.sub("", "::".join([*_qualified(c), c.spelling]))  # as the reader names it
             if k in _FUNCTIONS:
                 out.add(("function", name, loc.line))
             elif k == ci.CursorKind.ENUM_CONSTANT_DECL:
@@ -232,7 +247,8 @@ def errors(tu, path: str) -> dict[int, str]:
     for d in tu.diagnostics:
         loc = d.location
         if d.severity >= ci.Diagnostic.Error and loc.file is not None and loc.file.name == path:
-            out.setdefault(loc.line, d.spelling)
+            for line in range(loc.line, loc.line + 4):  # a declaration's name may stand lines after its type
+                out.setdefault(line, d.spelling)
     return out
 
 

@@ -207,5 +207,9 @@ typedef struct T { int a; } T;
     assert ("enum-constant", "P_A") in got and ("enum-constant", "Plain::P_A") not in got
     assert got[("macro", "TENSOR_INFO_DEFINED")] == [(14, "TENSOR_INFO_DEFINED")]
     assert ("macro", "GUARD_H") not in got and ("type", "T") in got
+    # a region macro alone on its line; enumerators in a preprocessor branch, the last without a comma
+    region = names(b"RT_RUNTIME_DEPRECATED_DECLS_BEGIN\n\ntypedef int ctl_t;\ntypedef enum {\n  A0 = 0,\n"
+                   b"#ifndef OPEN_BUILD\n  A1 = 1,\n  A2\n#endif\n} e_t;\nRT_RUNTIME_DEPRECATED_DECLS_END\n")
+    assert {("type", "ctl_t"), ("enum-constant", "A1"), ("enum-constant", "A2"), ("type", "e_t")} <= set(region)
     # an enum constant or a call that only looks like a decoration is kept
     assert ("enum-constant", "ACL_MEMCPY_HOST_TO_DEVICE") in names(b"enum m { ACL_MEMCPY_HOST_TO_DEVICE, X };")

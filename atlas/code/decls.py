@@ -10,8 +10,9 @@ Kinds (`KINDS`):
   qualified by the enclosing namespaces and classes and by the scope written in the declarator
   (`ns::Engine::Init`); template arguments are dropped from names. Function pointers held in
   variables and `friend` declarations are not functions of the header.
-- `enum-constant`: each enumerator; qualified by the enum's name for an `enum class`, else by the
-  scopes around the enum (C enumerators live in the enclosing scope).
+- `enum-constant`: each enumerator (those in preprocessor branches inside the body too); qualified
+  by the enum's name for an `enum class`, else by the scopes around the enum (C enumerators live in
+  the enclosing scope).
 - `macro`: every `#define` but an include guard: the `#define X` with no body that is the first
   directive of an `#ifndef X` block standing first in the file (comments aside). The same pair further
   down (`#ifndef X_DEFINED / #define X_DEFINED` around a block users may define themselves) is a macro
@@ -40,7 +41,8 @@ constant such as `ACL_MEMCPY_HOST_TO_DEVICE,` stays); such a word ending in `_DE
 `_DEPRECATED_MESSAGE`/`_MSG` or `_ATTRIBUTE` with its argument list (`ACL_DEPRECATED_MESSAGE(` with
 its message on the next lines, after an enumerator's name) (`DECORATION_CALL`); and an upper-case
 word alone between a declarator's `)` and its `;` or `{` (`HcclGetCommConfigCapability()
-HCOMM_WEAK_SYMBOL;`) (`TRAILING`).
+HCOMM_WEAK_SYMBOL;`) (`TRAILING`); and a line holding only an upper-case macro that opens or closes a
+region (`RT_RUNTIME_DEPRECATED_DECLS_BEGIN`, `..._DECLS_END`) (`REGION`).
 """
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ import re
 from .parse import _grammar, _plain_name
 
 KINDS = ("function", "enum-constant", "macro", "type")
-VERSION = 4  # of these rules: stored API histories made under other rules are read again
+VERSION = 5  # of these rules: stored API histories made under other rules are read again
 
 DECORATION = re.compile(
     rb"\b[A-Z][A-Z0-9_]*_(?:API|APIS|EXPORT|EXPORTS|IMPORT|VISIBILITY|VISIBLE|DLL|DLLEXPORT|PUBLIC"
@@ -57,6 +59,9 @@ DECORATION = re.compile(
 _BALANCED = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
 DECORATION_CALL = re.compile(rb"\b[A-Z][A-Z0-9_]*_(?:DEPRECATED|DEPRECATED_MESSAGE|DEPRECATED_MSG|ATTRIBUTE|ATTR)"
                              rb"\s*" + _BALANCED)
+# an upper-case macro alone on its line that opens or closes a region (`RT_RUNTIME_DEPRECATED_DECLS_BEGIN`,
+# which expands to a `_Pragma`): it would glue itself to the declaration that follows
+REGION = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*_(?:DECLS_BEGIN|DECLS_END|BEGIN_DECLS|END_DECLS)[ \t]*(?=\r?$)", re.M)
 # an upper-case word (a macro: no C or C++ keyword is upper case) between `)` and `;` or `{`
 TRAILING = re.compile(rb"(?<=\))(\s*)([A-Z][A-Z0-9_]*[A-Z0-9])(?=\s*[;{])")
 _ATTRIBUTES = re.compile(rb"__(?:attribute__|declspec)\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)"
@@ -139,7 +144,7 @@ def _changed(old: bytes, new: bytes) -> tuple[int, int, int]:
 def blank_decorations(data: bytes, decorations: tuple[str, ...] = ()) -> bytes:
     """Blank (byte for byte, so lines and columns stay) the decorations in the code: outside comments
     and preprocessor lines."""
-    subs = [_ASCEND, _ATTRIBUTES, DECORATION_CALL, DECORATION, TRAILING]
+    subs = [_ASCEND, _ATTRIBUTES, DECORATION_CALL, DECORATION, TRAILING, REGION]
     if decorations:
         names = b"|".join(re.escape(d.encode()) for d in sorted(set(decorations), key=len, reverse=True))
         subs.append(re.compile(rb"\b(?:" + names + rb")\b(?:\s*\((?:[^()]|\([^()]*\))*\))?"))
@@ -344,13 +349,25 @@ class _Walk:
         if name is not None:
             self.add("type", "::".join(qualified), name, f"{word}{' class' if scoped else ''} {'::'.join(qualified)}")
         if node.type == "enum_specifier":
-            inside = qualified if scoped else scopes
-            for e in body.named_children:
-                if e.type == "enumerator":
-                    self.enumerator(e, inside)
+            self.enumerators(body, qualified if scoped else scopes)
             return
         if name is not None:
             self.members(body, qualified, public=node.type != "class_specifier")
+
+    def enumerators(self, body, scopes: list[str]) -> None:
+        """The enumerators of an enum's body, those inside preprocessor branches too."""
+        for e in body.named_children:
+            if e.type == "enumerator":
+                self.enumerator(e, scopes)
+            elif e.type == "ERROR" and _text(e).startswith(("#ifdef", "#ifndef")):
+                # a branch whose last enumerator has no comma: tree-sitter leaves the names bare
+                for i, x in enumerate(e.named_children):
+                    if x.type == "enumerator":
+                        self.enumerator(x, scopes)
+                    elif x.type == "identifier" and i > 0:
+                        self.add("enum-constant", "::".join([*scopes, _text(x)]), x, _text(x))
+            elif e.type in _CONTAINERS - {"translation_unit", "declaration_list"}:
+                self.enumerators(e, scopes)
 
     def enumerator(self, node, scopes: list[str]) -> None:
         name = node.child_by_field_name("name")
