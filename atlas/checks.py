@@ -366,6 +366,7 @@ def _all_evidence(atlas) -> list:
     items = [e for c in atlas.concepts for e in [*c.evidence, *(e for r in c.relations for e in r.evidence)]]
     items += [e for cl in atlas.claims for e in cl.evidence]
     items += [e for f in atlas.flows for e in [*f.evidence, *(s.source for s in f.steps if s.source)]]
+    items += [e for r in atlas.repositories if r.api for s in r.api.surfaces for e in s.evidence]
     return items + [e for r in atlas.repositories for e in r.evidence]
 
 

@@ -17,7 +17,7 @@ from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import AtlasError, Location, Problem
 from .model import (
     API_KINDS, CLAIM_STATUSES, CONFIDENCES, DATE_RE, EDGE_TYPES, ID_RE, KINDS, LANGS, LIFECYCLES,
-    METHODS, PRECISIONS, QUESTION_IDS, RELEASE_SCHEMES, REPO_RE, REPO_STATUSES, SHA_RE, ApiRule, ApiSurface,
+    METHODS, PRECISIONS, QUESTION_IDS, RELEASE_SCHEMES, REPO_RE, REPO_STATUSES, SHA_RE, ApiFolder, ApiRule, ApiSurface,
     ApiSymbol, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question,
     Relation, ReleaseRule, RepoHarvest, Repository, SeedPage, Sighting, TestPlan, Text, Undated, WindowRegion,
     canonical_relation, RELATION_TYPES, INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
@@ -608,8 +608,8 @@ _DECORATION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _api_rule(ctx: _Ctx, node) -> ApiRule | None:
-    """`api: {public: [globs], exclude: [globs], kinds: [...], decorations: [MACROS]}`."""
-    f = _fields(ctx, node, "api", ("public", "exclude", "kinds", "decorations"), ("public",))
+    """`api: {public: [globs], exclude: [globs], kinds: [...], decorations: [MACROS], surfaces: [...]}`."""
+    f = _fields(ctx, node, "api", ("public", "exclude", "kinds", "decorations", "surfaces"), ("public",))
     if f is None or "public" not in f:
         return None
     rule = ApiRule(loc=ctx.loc(node))
@@ -628,7 +628,33 @@ def _api_rule(ctx: _Ctx, node) -> ApiRule | None:
             ctx.error(item, "bad-value", f"{value!r} is not a macro name")
             continue
         rule.decorations.append(value)
+    for i, item in enumerate(_list(ctx, f["surfaces"], "api surfaces") if "surfaces" in f else []):
+        folder = _api_folder(ctx, item, f"api surfaces[{i}]")
+        if folder is not None:
+            rule.surfaces.append(folder)
     return rule
+
+
+def _api_folder(ctx: _Ctx, node, what: str) -> ApiFolder | None:
+    """`{folder: path, scanned: bool, reason: {en, zh}, evidence: [...]}` (tests/test_data.py checks that
+    the `public` globs reach exactly the folders stated scanned)."""
+    f = _fields(ctx, node, what, ("folder", "scanned", "reason", "evidence"), ("folder", "scanned", "reason"))
+    if f is None or "folder" not in f or "scanned" not in f:
+        return None
+    folder = (_str(ctx, f["folder"], f"{what} folder") or "").strip("/")
+    scanned = f["scanned"].value if isinstance(f["scanned"], yaml.ScalarNode) else ""
+    if scanned not in ("true", "false"):
+        ctx.error(f["scanned"], "bad-value", f"{what} scanned must be true or false")
+        return None
+    if not folder or not _GLOB.match(folder) or ".." in folder.split("/"):
+        ctx.error(f["folder"], "bad-value", f"{folder!r} is not a path inside the repository")
+        return None
+    out = ApiFolder(folder=folder, scanned=scanned == "true", loc=ctx.loc(node))
+    if "reason" in f:
+        out.reason = _text(ctx, f["reason"], f"{what} reason")
+    if "evidence" in f:
+        out.evidence = _evidence_list(ctx, f["evidence"], f"{what} evidence")
+    return out
 
 
 def _release_rule(ctx: _Ctx, node) -> ReleaseRule | None:

@@ -76,18 +76,24 @@ def _links(c: Card) -> list[str]:
 
 
 def _history(c: Card) -> list[str]:
-    if not c["history"]:
+    if not c["history"] and not c.get("api"):
         return []
-    lines = ["", f"## History (first visible, cut-off {c['history'][0]['cutoff']})"]
+    cutoff = f", cut-off {c['history'][0]['cutoff']}" if c["history"] else ""
+    lines = ["", f"## History (first visible{cutoff})"]
     for h in c["history"]:
         when = f"{h['date']} `{h['sha'][:12]}` {h['precision']}" if h["found"] else "not seen"
         shipped = f", first release {h['needs_release']}" if h.get("needs_release") else ""
         lines.append(f"- {h['repo']}: {when} ({h['method']} `{h['value']}`{shipped})")
     for a in c.get("api", []):
         first = f"{a['first']['date']} `{a['first']['sha'][:12]}`" if a["first"] else "releases only"
-        lines.append(f"- API {a['kind']} `{a['name']}` ({a['repo']}): {first}, first release "
-                     f"{a['first_release'] or 'none'}" + (f", removed {a['removed']['date']}" if a["removed"] else ""))
+        rel = a["first_release"] or _never(a["first_release_label"])
+        lines.append(f"- API {a['kind']} `{a['name']}` ({a['repo']}): {first}, first release {rel}"
+                     + (f", removed {a['removed']['date']}" if a["removed"] else ""))
     return lines
+
+
+def _never(label: TextView) -> str:
+    return f"{label['en']} · {label['zh']}"
 
 
 def card(c: Card, questions: Mapping[str, Any]) -> str:

@@ -376,14 +376,27 @@ class Flow(Record):
         return [by_id[sid] for sid in out]
 
 
+class ApiFolder(Record):
+    """One folder (or file) of a repository stated as part of its public surface or not, and why: the
+    install rules that ship its headers are the best evidence."""
+
+    folder: str
+    scanned: bool  # whether the `public` globs read it
+    reason: Text = F(Text)
+    evidence: list[Evidence] = F(list)
+    loc: Location | None = None
+
+
 class ApiRule(Record):
     """A repository's public surface: the files that are public (globs: `*` within a folder, `**` any
-    folders), those left out, the kinds of symbols read, and the decoration macros to blank."""
+    folders), those left out, the kinds of symbols read, the decoration macros to blank, and the
+    folders stated public or not with the reason (`surfaces`)."""
 
     public: list[str] = F(list)
     exclude: list[str] = F(list)
     kinds: list[str] = F(lambda: list(API_KINDS))
     decorations: list[str] = F(list)
+    surfaces: list[ApiFolder] = F(list)
     loc: Location | None = None
 
 
@@ -681,7 +694,8 @@ _NESTED = {
     (WindowRegion, "evidence"): [Evidence],
     (Repository, "purpose"): Text, (Repository, "note"): Text, (Repository, "evidence"): [Evidence],
     (Repository, "api"): "ApiRule", (Repository, "releases"): "ReleaseRule", (ReleaseRule, "note"): Text,
-    (ApiSurface, "releases"): [Release],
+    (ApiSurface, "releases"): [Release], (ApiRule, "surfaces"): [ApiFolder], (ApiFolder, "reason"): Text,
+    (ApiFolder, "evidence"): [Evidence],
 }
 _CLASSES = {"Lifecycle": Lifecycle, "Undated": Undated, "TestPlan": TestPlan, "ApiRule": ApiRule,
             "ReleaseRule": ReleaseRule}

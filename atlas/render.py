@@ -281,6 +281,13 @@ def history_lines(history: list[dict]) -> list[str]:
     return lines
 
 
+def _never() -> str:
+    """"never released" in both languages (the views' one wording)."""
+    from .views import NEVER_RELEASED
+
+    return f"{NEVER_RELEASED['en']} · {NEVER_RELEASED['zh']}"
+
+
 def _card_api(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
     """The API symbols the concept names: when each appeared, its first release, its removal."""
     items = c.get("api") or []
@@ -291,7 +298,7 @@ def _card_api(c: dict, questions: dict, lang: str, width_: int) -> list[str]:
         first = it["first"]
         when = f"{utc_day(first['date'])}  {first['sha'][:12]}  {first['precision']}" if first else \
             "in releases only"
-        rel = it["first_release"] or "unreleased"
+        rel = it["first_release"] or _never()
         gone = f"  removed {utc_day(it['removed']['date'])}" if it["removed"] else ""
         lines.append(_short(f"  {when}  {rel}  {it['repo']}  {it['kind']} {it['name']}{gone}", width_))
     return lines
@@ -812,8 +819,8 @@ def symbol_card(c: dict) -> str:
     else:
         lines.append("first commit:   not on the mainline up to the cut-off (in releases only)")
     rel = c["first_release"]
-    lines.append(f"first release:  {rel['name']} ({utc_day(rel['date'])})" if rel else
-                 "first release:  none at the cut-off (unreleased)")
+    lines.append(f"first release:  {rel['name']} ({utc_day(rel['date'])}), the first release that declares it"
+                 if rel else f"first release:  {_never()} (no release up to the cut-off declares it)")
     if c["removed"]:
         lines.append(f"removed:        {_event(c['removed'])}")
     if c["note"]:
@@ -843,10 +850,10 @@ def api_summary(v: dict) -> str:
 
 
 def api_since(v: dict) -> str:
-    rows = [[it["first_release"] or "unreleased", utc_day(it["first"]["date"]) if it["first"] else "-",
+    rows = [[it["first_release"] or _never(), utc_day(it["first"]["date"]) if it["first"] else "-",
              it["kind"], it["name"], utc_day(it["removed"]["date"]) if it["removed"] else ""]
             for it in v["symbols"]]
-    head = f"{v['repo']}: {len(rows)} symbol(s) first released after {v['since']['name']} (or not released yet)"
+    head = f"{v['repo']}: {len(rows)} symbol(s) first released after {v['since']['name']} (or never released)"
     return head + "\n" + table(["first release", "first commit", "kind", "symbol", "removed"], rows) if rows else \
         head
 

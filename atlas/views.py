@@ -153,6 +153,8 @@ def owned_evidence(atlas: Atlas) -> Iterator[tuple[Owner, Evidence]]:
             yield from ((Owner("flow", f.id), e) for e in region.evidence)
     for repo_ in atlas.repositories:
         yield from ((Owner("repository", repo_.id), e) for e in repo_.evidence)
+        for folder in repo_.api.surfaces if repo_.api else []:
+            yield from ((Owner("repository", repo_.id), e) for e in folder.evidence)
 
 
 def owner(o: Owner) -> OwnerView:
@@ -462,9 +464,21 @@ def release_ref(base: str, r: Release) -> ReleaseRef:
     return {"name": r.name, "date": r.date, "commit": r.commit, "url": f"{base}/tree/{r.name}"}
 
 
+# what a symbol that no release ships says in place of its first release
+NEVER_RELEASED: TextView = {"en": "never released", "zh": "从未发布"}
+
+
+def first_release_label(sym: ApiSymbol) -> TextView:
+    """The first release as people read it: its name, or "never released" in both languages."""
+    if sym.first_release:
+        return {"en": sym.first_release, "zh": sym.first_release}
+    return {"en": NEVER_RELEASED["en"], "zh": NEVER_RELEASED["zh"]}
+
+
 def api_item_of(base: str, sym: ApiSymbol) -> ApiItem:
     return {"repo": sym.repo, "kind": sym.kind, "name": sym.name, "signature": sym.signature,
             "first": api_event(base, sym.first) if sym.history else None, "first_release": sym.first_release,
+            "first_release_label": first_release_label(sym),
             "removed": api_event(base, sym.removed) if sym.removed else None, "releases": sym.releases}
 
 
@@ -504,6 +518,7 @@ def symbol_card(base: str, surface: ApiSurface | None, sym: ApiSymbol, concepts:
         "first": api_event(base, sym.first) if sym.history else None,
         "introduced": sym.introduced, "introduced_date": sym.introduced_date, "note": sym.note,
         "first_release": release_ref(base, first_rel) if first_rel else None,
+        "first_release_label": first_release_label(sym),
         "removed": api_event(base, sym.removed) if sym.removed else None,
         "changes": [api_event(base, e) for e in sym.history[1:]],
         "releases": release_states(sym, releases), "concepts": concepts,
@@ -525,11 +540,11 @@ def release_named(surface: ApiSurface, name: str) -> Release | None:
 
 
 def api_since(base: str, surface: ApiSurface, symbols: list[ApiSymbol], since: Release) -> ApiSince:
-    """The symbols whose first release comes after `since` in the release order, then those in no
-    release yet (that appeared on the mainline and wait for one)."""
+    """The symbols whose first release (the first release whose tree declares them) comes after `since`
+    in the release order, then those never released (on the mainline, in no release)."""
     order = {r.name: r.index for r in surface.releases}
-    later = [s for s in symbols if s.history and s.first_release and order.get(s.first_release, -1) > since.index]
-    later.sort(key=lambda s: (order[s.first_release], s.first[1], s.name))
+    later = [s for s in symbols if s.first_release and order.get(s.first_release, -1) > since.index]
+    later.sort(key=lambda s: (order[s.first_release], s.first[1] if s.history else "", s.name))
     waiting = sorted((s for s in symbols if s.history and not s.first_release), key=lambda s: (s.first[1], s.name))
     return {"repo": surface.repo, "since": release_ref(base, since),
             "releases": [release_ref(base, r) for r in surface.releases if r.index > since.index],

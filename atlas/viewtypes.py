@@ -327,7 +327,8 @@ class ApiItem(TypedDict):
     name: str
     signature: str
     first: ApiEvent | None  # None for a symbol only seen in releases
-    first_release: str  # "" = in no release at the cut-off
+    first_release: str  # the first release whose tree declares it; "" = never released
+    first_release_label: TextView  # the release's name, or "never released" / "从未发布"
     removed: ApiEvent | None
     releases: str  # one character per release: "." absent, a letter per distinct signature
     where: NotRequired[list[list]]  # [path, line] at the cut-off (the site's table)
@@ -357,7 +358,8 @@ class SymbolCard(TypedDict):
     introduced: str  # the side-branch commit for a first appearance at a merge, else first's commit
     introduced_date: str
     note: str
-    first_release: ReleaseRef | None
+    first_release: ReleaseRef | None  # the first release whose tree declares it; None = never released
+    first_release_label: TextView  # the release's name, or "never released" / "从未发布"
     removed: ApiEvent | None
     changes: list[ApiEvent]  # every event after the first, oldest first
     releases: list[ReleaseState]

@@ -174,3 +174,42 @@ def test_release_rules(rule, tags, want, ignored):
     got, skipped = order(rule, tags, "2026-08-26")
     assert [t.name for t in got] == want
     assert {name for name, _why in skipped} == ignored
+
+
+def test_decorations_that_once_hid_declarations():
+    """A deprecation macro with its message on the next line after an enumerator's name, an upper-case
+    attribute macro between `()` and `;`, an `enum class` against a plain enum, and a mid-file
+    `#ifndef X / #define X` block (a macro of the header; only the file's first block is its guard)."""
+    src = b"""#ifndef GUARD_H
+#define GUARD_H
+typedef enum {
+    OPT_A = 0, // a comment
+    OPT_B ACL_DEPRECATED_MESSAGE(
+        "OPT_B is deprecated, use OPT_A") = 2,
+    OPT_C = 3
+} opt_t;
+extern unsigned Cap() HCOMM_WEAK_SYMBOL;
+int Later(int x) WEAK_ATTR { return x; }
+enum class Scoped { S_A };
+enum Plain { P_A };
+#ifndef TENSOR_INFO_DEFINED
+#define TENSOR_INFO_DEFINED
+typedef struct T { int a; } T;
+#endif
+#endif
+"""
+    got = names(src)
+    assert got[("enum-constant", "OPT_B")] == [(5, "OPT_B = 2")] and ("enum-constant", "OPT_C") in got
+    assert got[("type", "opt_t")] == [(8, "typedef enum {...} opt_t")]
+    assert got[("function", "Cap")] == [(9, "extern unsigned Cap()")]
+    assert got[("function", "Later")] == [(10, "int Later(int x)")]
+    assert ("enum-constant", "Scoped::S_A") in got and ("enum-constant", "S_A") not in got
+    assert ("enum-constant", "P_A") in got and ("enum-constant", "Plain::P_A") not in got
+    assert got[("macro", "TENSOR_INFO_DEFINED")] == [(14, "TENSOR_INFO_DEFINED")]
+    assert ("macro", "GUARD_H") not in got and ("type", "T") in got
+    # a region macro alone on its line; enumerators in a preprocessor branch, the last without a comma
+    region = names(b"RT_RUNTIME_DEPRECATED_DECLS_BEGIN\n\ntypedef int ctl_t;\ntypedef enum {\n  A0 = 0,\n"
+                   b"#ifndef OPEN_BUILD\n  A1 = 1,\n  A2\n#endif\n} e_t;\nRT_RUNTIME_DEPRECATED_DECLS_END\n")
+    assert {("type", "ctl_t"), ("enum-constant", "A1"), ("enum-constant", "A2"), ("type", "e_t")} <= set(region)
+    # an enum constant or a call that only looks like a decoration is kept
+    assert ("enum-constant", "ACL_MEMCPY_HOST_TO_DEVICE") in names(b"enum m { ACL_MEMCPY_HOST_TO_DEVICE, X };")

@@ -10,10 +10,13 @@ Kinds (`KINDS`):
   qualified by the enclosing namespaces and classes and by the scope written in the declarator
   (`ns::Engine::Init`); template arguments are dropped from names. Function pointers held in
   variables and `friend` declarations are not functions of the header.
-- `enum-constant`: each enumerator; qualified by the enum's name for an `enum class`, else by the
-  scopes around the enum (C enumerators live in the enclosing scope).
-- `macro`: every `#define` but an include guard (the `#define X` with no body that follows
-  `#ifndef X` as the first directive of its block).
+- `enum-constant`: each enumerator (those in preprocessor branches inside the body too); qualified
+  by the enum's name for an `enum class`, else by the scopes around the enum (C enumerators live in
+  the enclosing scope).
+- `macro`: every `#define` but an include guard: the `#define X` with no body that is the first
+  directive of an `#ifndef X` block standing first in the file (comments aside). The same pair further
+  down (`#ifndef X_DEFINED / #define X_DEFINED` around a block users may define themselves) is a macro
+  of the header.
 - `type`: a struct, union, class or enum with a body and a name, a `typedef` name, a `using X = ...`
   alias.
 
@@ -34,7 +37,12 @@ Decorations are the words a grammar cannot place: visibility and calling-convent
 blanked byte for byte before parsing (lines stay those of the blob): a word of the repository's
 `decorations:` list anywhere, and any upper-case word ending in `_API`, `_VISIBILITY`, `_EXPORT`,
 `_DEVICE`, `_HOST`, `_INLINE`, `_AICORE`, ... (`DECORATION`) when a name follows it (so an enum
-constant such as `ACL_MEMCPY_HOST_TO_DEVICE,` stays).
+constant such as `ACL_MEMCPY_HOST_TO_DEVICE,` stays); such a word ending in `_DEPRECATED`,
+`_DEPRECATED_MESSAGE`/`_MSG` or `_ATTRIBUTE` with its argument list (`ACL_DEPRECATED_MESSAGE(` with
+its message on the next lines, after an enumerator's name) (`DECORATION_CALL`); and an upper-case
+word alone between a declarator's `)` and its `;` or `{` (`HcclGetCommConfigCapability()
+HCOMM_WEAK_SYMBOL;`) (`TRAILING`); and a line holding only an upper-case macro that opens or closes a
+region (`RT_RUNTIME_DEPRECATED_DECLS_BEGIN`, `..._DECLS_END`) (`REGION`).
 """
 from __future__ import annotations
 
@@ -43,11 +51,19 @@ import re
 from .parse import _grammar, _plain_name
 
 KINDS = ("function", "enum-constant", "macro", "type")
-VERSION = 2  # of these rules: stored API histories made under other rules are read again
+VERSION = 5  # of these rules: stored API histories made under other rules are read again
 
 DECORATION = re.compile(
     rb"\b[A-Z][A-Z0-9_]*_(?:API|APIS|EXPORT|EXPORTS|IMPORT|VISIBILITY|VISIBLE|DLL|DLLEXPORT|PUBLIC"
     rb"|DEVICE|HOST|INLINE|AICORE|FUNC|ATTR|ATTRIBUTE|DECL|EXTERN|NOEXCEPT|DEPRECATED)(?=[ \t]+[A-Za-z_~])")
+_BALANCED = rb"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
+DECORATION_CALL = re.compile(rb"\b[A-Z][A-Z0-9_]*_(?:DEPRECATED|DEPRECATED_MESSAGE|DEPRECATED_MSG|ATTRIBUTE|ATTR)"
+                             rb"\s*" + _BALANCED)
+# an upper-case macro alone on its line that opens or closes a region (`RT_RUNTIME_DEPRECATED_DECLS_BEGIN`,
+# which expands to a `_Pragma`): it would glue itself to the declaration that follows
+REGION = re.compile(rb"^[ \t]*[A-Z][A-Z0-9_]*_(?:DECLS_BEGIN|DECLS_END|BEGIN_DECLS|END_DECLS)[ \t]*(?=\r?$)", re.M)
+# an upper-case word (a macro: no C or C++ keyword is upper case) between `)` and `;` or `{`
+TRAILING = re.compile(rb"(?<=\))(\s*)([A-Z][A-Z0-9_]*[A-Z0-9])(?=\s*[;{])")
 _ATTRIBUTES = re.compile(rb"__(?:attribute__|declspec)\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\)"
                          rb"|__declspec\s*\((?:[^()]|\([^()]*\))*\)")
 # comments and preprocessor lines (with their continuations): never blanked
@@ -77,7 +93,8 @@ def declarations(data: bytes, decorations: tuple[str, ...] = (), memo: dict | No
     source = blank_decorations(data, decorations)
     tree = _parse(source, previous)
     found: dict[tuple[str, str, int, str, str], None] = {}
-    _Walk(found, memo).container(tree.root_node, [])
+    root = tree.root_node  # an ERROR node when the whole file did not parse: its guard is its own
+    _Walk(found, memo).container(root, [], _include_guard(root) if root.type == "ERROR" else "")
     return sorted(found, key=lambda d: (d[2], d[0], d[1], d[3]))
 
 
@@ -127,7 +144,7 @@ def _changed(old: bytes, new: bytes) -> tuple[int, int, int]:
 def blank_decorations(data: bytes, decorations: tuple[str, ...] = ()) -> bytes:
     """Blank (byte for byte, so lines and columns stay) the decorations in the code: outside comments
     and preprocessor lines."""
-    subs = [_ASCEND, _ATTRIBUTES, DECORATION]
+    subs = [_ASCEND, _ATTRIBUTES, DECORATION_CALL, DECORATION, TRAILING, REGION]
     if decorations:
         names = b"|".join(re.escape(d.encode()) for d in sorted(set(decorations), key=len, reverse=True))
         subs.append(re.compile(rb"\b(?:" + names + rb")\b(?:\s*\((?:[^()]|\([^()]*\))*\))?"))
@@ -151,6 +168,8 @@ def _blank_code(chunk: bytes, subs: list) -> bytes:
 def _fill(m: re.Match) -> bytes:
     """Spaces for a match, its line breaks kept."""
     g = m.group(0)
+    if m.re is TRAILING:
+        return m.group(1) + b" " * len(m.group(2))
     return b" " * len(g) if b"\n" not in g else bytes(32 if ch != 10 else 10 for ch in g)
 
 
@@ -219,9 +238,14 @@ class _Walk:
 
     # -- containers -------------------------------------------------------------------------
 
-    def container(self, node, scopes: list[str]) -> None:
-        guard = _include_guard(node)
+    def container(self, node, scopes: list[str], guard: str = "") -> None:
+        """The declarations of a container node; `guard` is the include guard of the file when `node`
+        is the `#ifndef` block standing first in it."""
+        first = _first_block(node) if node.type == "translation_unit" else None
         for child in node.named_children:
+            if first is not None and child == first and child.type in ("preproc_ifdef", "ERROR"):
+                self.container(child, scopes, _include_guard(child))
+                continue
             if child.type == "preproc_def" and guard and child.child_by_field_name("name") is not None \
                     and _text(child.child_by_field_name("name")) == guard \
                     and child.child_by_field_name("value") is None:
@@ -325,13 +349,25 @@ class _Walk:
         if name is not None:
             self.add("type", "::".join(qualified), name, f"{word}{' class' if scoped else ''} {'::'.join(qualified)}")
         if node.type == "enum_specifier":
-            inside = qualified if scoped else scopes
-            for e in body.named_children:
-                if e.type == "enumerator":
-                    self.enumerator(e, inside)
+            self.enumerators(body, qualified if scoped else scopes)
             return
         if name is not None:
             self.members(body, qualified, public=node.type != "class_specifier")
+
+    def enumerators(self, body, scopes: list[str]) -> None:
+        """The enumerators of an enum's body, those inside preprocessor branches too."""
+        for e in body.named_children:
+            if e.type == "enumerator":
+                self.enumerator(e, scopes)
+            elif e.type == "ERROR" and _text(e).startswith(("#ifdef", "#ifndef")):
+                # a branch whose last enumerator has no comma: tree-sitter leaves the names bare
+                for i, x in enumerate(e.named_children):
+                    if x.type == "enumerator":
+                        self.enumerator(x, scopes)
+                    elif x.type == "identifier" and i > 0:
+                        self.add("enum-constant", "::".join([*scopes, _text(x)]), x, _text(x))
+            elif e.type in _CONTAINERS - {"translation_unit", "declaration_list"}:
+                self.enumerators(e, scopes)
 
     def enumerator(self, node, scopes: list[str]) -> None:
         name = node.child_by_field_name("name")
@@ -372,11 +408,19 @@ class _Walk:
         self.add("macro", _text(name), name, sig)
 
 
+def _first_block(unit):
+    """The first named child of the file that is not a comment."""
+    return next((c for c in unit.named_children if c.type != "comment"), None)
+
+
 def _include_guard(node) -> str:
-    """The guard name when `node` is `#ifndef X` whose first directive is `#define X` (no body)."""
-    if node.type != "preproc_ifdef" or not _text(node).startswith("#ifndef"):
+    """The guard name when `node` is `#ifndef X` whose first directive is `#define X` (no body). The
+    block may have been read as an ERROR node (an `extern "C" {` opened in one `#ifdef` and closed in
+    another): then X is its first identifier."""
+    if node.type not in ("preproc_ifdef", "ERROR") or not _text(node).startswith("#ifndef"):
         return ""
-    name = node.child_by_field_name("name")
+    name = node.child_by_field_name("name") if node.type == "preproc_ifdef" else \
+        next((c for c in node.named_children if c.type == "identifier"), None)
     first = next((c for c in node.named_children if c.type not in ("identifier", "comment")), None)
     if name is None or first is None or first.type != "preproc_def":
         return ""

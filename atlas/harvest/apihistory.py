@@ -7,7 +7,8 @@ the public files are then kept up to date commit by commit, and a symbol's event
 it appears, disappears or changes its signature. A symbol that first appears at a merge gets the
 side-branch commit that introduced it (the first of `git rev-list --topo-order --reverse M^2.. ^M^1`
 whose public files declare it). Releases come last: the public files at each release's commit, and
-for each symbol the first release whose commit contains the commit that introduced it.
+for each symbol its first release: the first release, in release order, whose tree declares it (the
+first column of its release grid that is not absent; none when no release ships it).
 
 Missing blobs (a partial or incomplete clone) are never guessed: a first appearance after a commit
 whose public files held a missing blob is `on-or-before`, and a later event at a commit whose public
@@ -354,8 +355,19 @@ def release_column(key: Key, states: list[dict]) -> tuple[str, list[str]]:
     return "".join(out), shown
 
 
-def records(replay: Replay, states: list[dict], first_release: Callable[[str], str]) -> list[dict]:
-    """The symbols as the file stores them (apifile.SYMBOL_KEYS)."""
+def first_release(column: str, names: list[str]) -> str:
+    """The first release of a symbol: the name of the first release (in release order) whose tree
+    declares it, read from its release column; "" when no release ships it. The grid and the card
+    read this one answer."""
+    for name, letter in zip(names, column):
+        if letter != ".":
+            return name
+    return ""
+
+
+def records(replay: Replay, states: list[dict], names: list[str]) -> list[dict]:
+    """The symbols as the file stores them (apifile.SYMBOL_KEYS); `names` are the releases' names in
+    release order (one per state)."""
     out = []
     keys = set(replay.symbols) | {k for state in states for k in state}
     for key in keys:
@@ -364,14 +376,15 @@ def records(replay: Replay, states: list[dict], first_release: Callable[[str], s
         if sym is None:  # only in releases: never on the mainline up to the cut-off
             out.append({"kind": key[0], "name": key[1], "history": [], "introduced": "", "introduced_date": "",
                         "note": "not on the mainline up to the cut-off; present in releases only",
-                        "signature": shown[0] if shown else "", "where": [], "first_release": "",
+                        "signature": shown[0] if shown else "", "where": [],
+                        "first_release": first_release(column, names),
                         "releases": column, "release_signatures": shown})
             continue
         out.append({"kind": key[0], "name": key[1], "history": sym.history, "introduced": sym.introduced,
                     "introduced_date": sym.introduced_date, "note": sym.note,
                     "signature": sym.display if sym.present else (sym.history[-1][3] if sym.history[-1][3]
                                                                   else _last_signature(sym.history)),
-                    "where": replay.where(key), "first_release": first_release(sym.introduced),
+                    "where": replay.where(key), "first_release": first_release(column, names),
                     "releases": column, "release_signatures": shown})
     return out
 

@@ -77,7 +77,7 @@ class ApiRun:
             states, unread = release_states(reader, self.decls, self.releases) if self.reads else (
                 [{} for _ in self.releases], [0 for _ in self.releases])
         self.first_map = first_release_map(g, self.releases)
-        symbols = records(replay, states, self.first_release)
+        symbols = records(replay, states, [t.name for t in self.releases])
         header = self._header(line, replay, ignored, len(symbols), started, now)
         rels = [{"name": t.name, "commit": t.commit, "date": t.date, "index": i, "annotated": t.annotated,
                  "missing": unread[i]} for i, t in enumerate(self.releases)]

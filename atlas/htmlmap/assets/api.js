@@ -59,7 +59,7 @@
       }
     } else first.appendChild(ours("span", "releases only", "仅按发布版本", "muted"));
     tr.appendChild(first);
-    tr.appendChild(el("td")).appendChild(r[5] ? code("span", r[5]) : L.both("unreleased", "未发布"));
+    tr.appendChild(el("td")).appendChild(r[5] ? code("span", r[5]) : L.both("never released", "从未发布"));
     columns(r[6]).forEach(function (c) {
       var td = el("td", "", "st st-" + MARK[c][1]);
       var g = el("span", MARK[c][0]); g.setAttribute("aria-hidden", "true");
