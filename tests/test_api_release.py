@@ -99,6 +99,9 @@ def shipped(tmp_path, mini):
     repos_yaml = mini / "repositories" / "repos.yaml"
     repos_yaml.write_text(repos_yaml.read_text(encoding="utf-8") + (
         "    branch: main\n    api:\n      public: [\"include/**/*.h\"]\n"
+        "      surfaces:\n"
+        "        - {folder: include, scanned: true, reason: {en: \"installed whole\", zh: \"整体安装\"}}\n"
+        "        - {folder: src, scanned: false, reason: {en: \"sources\", zh: \"源码\"}}\n"
         "    releases: {scheme: semver, tags: \"v*\"}\n"), encoding="utf-8")
     lib_s = mini / "concepts" / "x" / "lib-s.yaml"
     lib_s.write_text(lib_s.read_text(encoding="utf-8") + "api: [gone_early, kept]\n", encoding="utf-8")
@@ -139,6 +142,16 @@ def test_declarations_once_read_as_removals_stay(shipped):
     # the mid-file #ifndef/#define is a macro of the header; the file's own guard is not
     assert s[("macro", "ACL_PROF_TENSOR_INFO_DEFINED")]["first_release"] == "v1.1.0"
     assert ("type", "aclprofTensor") in s and ("macro", "H_A") not in s
+
+
+def test_the_surfaces_a_repository_scans_are_said(shipped):
+    d = shipped["data"]
+    summary = json.loads(atlas("api", "--repo", REPO, "--data", d, "--format", "json").stdout)
+    assert summary["surfaces"] == [
+        {"folder": "include", "scanned": True, "reason": {"en": "installed whole", "zh": "整体安装"}},
+        {"folder": "src", "scanned": False, "reason": {"en": "sources", "zh": "源码"}}]
+    text = atlas("api", "--repo", REPO, "--data", d).stdout
+    assert "include: scanned · 读取: installed whole" in text and "src: not scanned · 不读取: sources" in text, text
 
 
 def test_never_released_on_every_face(shipped):
