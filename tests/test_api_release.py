@@ -248,3 +248,15 @@ def test_every_repository_with_releases_states_its_surfaces():
         for glob in r.api.public:  # every glob is explained by a scanned folder
             assert any(glob == s.folder or glob.startswith(s.folder + "/") for s in r.api.surfaces if s.scanned), \
                 (r.id, glob)
+
+
+def test_a_bad_surface_entry_names_its_file_and_line(mini):
+    repos_yaml = mini / "repositories" / "repos.yaml"
+    repos_yaml.write_text(repos_yaml.read_text(encoding="utf-8") + (
+        "    api:\n      public: [\"include/*.h\"]\n      surfaces:\n"
+        "        - {folder: include, scanned: maybe, reason: {en: \"x\", zh: \"x\"}}\n"
+        "        - {folder: ../up, scanned: false, reason: {en: \"x\", zh: \"x\"}}\n"), encoding="utf-8")
+    out = atlas("validate", "--data", str(mini))
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    text = out.stdout + out.stderr
+    assert "repos.yaml:" in text and "scanned must be true or false" in text and "'../up'" in text, text
