@@ -48,6 +48,12 @@ class ApiStore:
         releases = [Release(**r) for r in head.pop("releases")]
         return ApiSurface(**head, releases=releases)
 
+    def surfaces(self, repo: str) -> list[dict]:
+        """The folders the repository's data states public or not, with the reason: [{folder, scanned,
+        reason {en, zh}}] (data/repositories/, `api: surfaces:`)."""
+        got = self.index["repos"].get(repo)
+        return list(got.get("surfaces", [])) if got else []
+
     def base(self, repo: str) -> str:
         got = self.index["repos"].get(repo)
         return got["base"] if got else f"https://github.com/{repo}"
@@ -100,7 +106,7 @@ class ApiStore:
             item["where"] = [list(w) for w in sym.where]
             item["concepts"] = [cid for cid, _en, _zh in self.index["named"].get(f"{repo}\0{sym.kind}\0{sym.name}", [])]
             items.append(item)
-        return {"summary": views.api_summary(base, surface, syms), "base": base, "items": items}
+        return {"summary": views.api_summary(base, surface, syms, self.surfaces(repo)), "base": base, "items": items}
 
     def closest(self, term: str, limit: int = 5) -> list[str]:
         import difflib
@@ -152,7 +158,8 @@ def _write(directory: Path, histories: dict, atlas) -> tuple[dict, dict]:
         ref = [sym.repo, sym.kind, sym.name]
         for key in dict.fromkeys([sym.name, sym.short, sym.name.lower(), sym.short.lower()]):
             names.setdefault(key, []).append(ref)
-    index = {"repos": {rid: {"base": views.repo_base(atlas, rid), "surface": _plain_surface(surface)}
+    index = {"repos": {rid: {"base": views.repo_base(atlas, rid), "surface": _plain_surface(surface),
+                             "surfaces": _folders(atlas, rid)}
                        for rid, (surface, _s) in histories.items()}, "named": named}
     try:
         with cache.atomic_dir(directory) as tmp:
@@ -164,6 +171,12 @@ def _write(directory: Path, histories: dict, atlas) -> tuple[dict, dict]:
     except OSError:
         pass  # a read-only cache: the next command reads the histories again
     return index, names
+
+
+def _folders(atlas, repo: str) -> list[dict]:
+    r = next((x for x in atlas.repositories if x.id == repo), None)
+    return [{"folder": f.folder, "scanned": f.scanned, "reason": {"en": f.reason.en, "zh": f.reason.zh}}
+            for f in (r.api.surfaces if r is not None and r.api is not None else [])]
 
 
 def _plain_surface(surface: ApiSurface) -> dict:

@@ -229,7 +229,7 @@ def api(symbol: str | None = None, repo: str | None = None, since: str | None = 
 
     base, symbols = store.base(surface.repo), store.symbols(surface.repo)
     if not since and not diff:
-        return answer(fmt, views.api_summary(base, surface, symbols), render.api_summary)
+        return answer(fmt, views.api_summary(base, surface, symbols, store.surfaces(surface.repo)), render.api_summary)
     names = [since] if since else list(diff)
     named = [views.release_named(surface, n) for n in names]
     found = [r for r in named if r is not None]

@@ -846,6 +846,10 @@ def api_summary(v: dict) -> str:
     lines.append("releases, oldest first: " + (", ".join(r["name"] for r in v["releases"]) or "none"))
     for tag, why in v["ignored_tags"]:
         lines.append(f"  not a release: {tag}: {why}")
+    for f in v.get("surfaces", []):
+        mark = "scanned" if f["scanned"] else "not scanned"
+        lines.append(f"  {f['folder']}: {mark} · {'读取' if f['scanned'] else '不读取'}: {f['reason']['en']}")
+        lines.append(f"  {' ' * len(f['folder'])}  {f['reason']['zh']}")
     return "\n".join(lines)
 
 

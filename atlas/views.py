@@ -526,13 +526,18 @@ def symbol_card(base: str, surface: ApiSurface | None, sym: ApiSymbol, concepts:
     }
 
 
-def api_summary(base: str, surface: ApiSurface, symbols: list[ApiSymbol]) -> ApiSummary:
+def api_summary(base: str, surface: ApiSurface, symbols: list[ApiSymbol],
+                folders: list[dict] | None = None) -> ApiSummary:
+    """A repository's API history in brief; `folders` are the folders its data states public or not
+    (scanned or not) with the reason."""
     kinds: dict[str, int] = {}
     for sym in symbols:
         kinds[sym.kind] = kinds.get(sym.kind, 0) + 1
     return {"repo": surface.repo, "cutoff": surface.cutoff, "cutoff_head": surface.cutoff_head,
             "harvested_at": surface.harvested_at, "releases": [release_ref(base, r) for r in surface.releases],
-            "ignored_tags": [list(x) for x in surface.ignored_tags], "symbols": len(symbols), "kinds": kinds}
+            "ignored_tags": [list(x) for x in surface.ignored_tags], "symbols": len(symbols), "kinds": kinds,
+            "surfaces": [{"folder": f["folder"], "scanned": bool(f["scanned"]),
+                          "reason": {"en": f["reason"]["en"], "zh": f["reason"]["zh"]}} for f in folders or []]}
 
 
 def release_named(surface: ApiSurface, name: str) -> Release | None:

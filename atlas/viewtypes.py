@@ -399,6 +399,12 @@ class ApiSince(TypedDict):
     symbols: list[ApiItem]  # first released after it, then those in no release yet
 
 
+class SurfaceFolder(TypedDict):
+    folder: str
+    scanned: bool  # whether the public globs read it
+    reason: TextView
+
+
 class ApiSummary(TypedDict):
     repo: str
     cutoff: str
@@ -408,6 +414,7 @@ class ApiSummary(TypedDict):
     ignored_tags: list[list[str]]
     symbols: int
     kinds: dict[str, int]
+    surfaces: list[SurfaceFolder]  # the folders stated public (scanned) or not, with the reason
 
 
 class SeedPageView(TypedDict):

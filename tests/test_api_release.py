@@ -99,6 +99,9 @@ def shipped(tmp_path, mini):
     repos_yaml = mini / "repositories" / "repos.yaml"
     repos_yaml.write_text(repos_yaml.read_text(encoding="utf-8") + (
         "    branch: main\n    api:\n      public: [\"include/**/*.h\"]\n"
+        "      surfaces:\n"
+        "        - {folder: include, scanned: true, reason: {en: \"installed whole\", zh: \"整体安装\"}}\n"
+        "        - {folder: src, scanned: false, reason: {en: \"sources\", zh: \"源码\"}}\n"
         "    releases: {scheme: semver, tags: \"v*\"}\n"), encoding="utf-8")
     lib_s = mini / "concepts" / "x" / "lib-s.yaml"
     lib_s.write_text(lib_s.read_text(encoding="utf-8") + "api: [gone_early, kept]\n", encoding="utf-8")
@@ -139,6 +142,16 @@ def test_declarations_once_read_as_removals_stay(shipped):
     # the mid-file #ifndef/#define is a macro of the header; the file's own guard is not
     assert s[("macro", "ACL_PROF_TENSOR_INFO_DEFINED")]["first_release"] == "v1.1.0"
     assert ("type", "aclprofTensor") in s and ("macro", "H_A") not in s
+
+
+def test_the_surfaces_a_repository_scans_are_said(shipped):
+    d = shipped["data"]
+    summary = json.loads(atlas("api", "--repo", REPO, "--data", d, "--format", "json").stdout)
+    assert summary["surfaces"] == [
+        {"folder": "include", "scanned": True, "reason": {"en": "installed whole", "zh": "整体安装"}},
+        {"folder": "src", "scanned": False, "reason": {"en": "sources", "zh": "源码"}}]
+    text = atlas("api", "--repo", REPO, "--data", d).stdout
+    assert "include: scanned · 读取: installed whole" in text and "src: not scanned · 不读取: sources" in text, text
 
 
 def test_never_released_on_every_face(shipped):
@@ -235,3 +248,15 @@ def test_every_repository_with_releases_states_its_surfaces():
         for glob in r.api.public:  # every glob is explained by a scanned folder
             assert any(glob == s.folder or glob.startswith(s.folder + "/") for s in r.api.surfaces if s.scanned), \
                 (r.id, glob)
+
+
+def test_a_bad_surface_entry_names_its_file_and_line(mini):
+    repos_yaml = mini / "repositories" / "repos.yaml"
+    repos_yaml.write_text(repos_yaml.read_text(encoding="utf-8") + (
+        "    api:\n      public: [\"include/*.h\"]\n      surfaces:\n"
+        "        - {folder: include, scanned: maybe, reason: {en: \"x\", zh: \"x\"}}\n"
+        "        - {folder: ../up, scanned: false, reason: {en: \"x\", zh: \"x\"}}\n"), encoding="utf-8")
+    out = atlas("validate", "--data", str(mini))
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    text = out.stdout + out.stderr
+    assert "repos.yaml:" in text and "scanned must be true or false" in text and "'../up'" in text, text
