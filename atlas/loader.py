@@ -23,7 +23,7 @@ from .model import (
     canonical_relation, RELATION_TYPES, INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
 )
 from .output import INVISIBLE
-from .text import branch_problem, day, norm, repo_url_problem, width
+from .text import branch_problem, day, norm, pin_path_problem, repo_url_problem, width
 from .walk import list_files
 
 _Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
@@ -335,6 +335,10 @@ def _pin(ctx: _Ctx, node, what: str) -> Pin | None:
     if pin.start < 1 or pin.end < pin.start:
         ctx.error(node, "bad-pin", f"pin line range L{pin.start}-L{pin.end} is empty")
         return None
+    why = pin_path_problem(pin.path)
+    if why:  # reported, and kept: the code index and the map skip it alone (and say why)
+        ctx.error(node, "bad-pin", f"pin path {pin.path!r} {why}",
+                  "write the file's path from the top of its repository, as git lists it (src/x.c)")
     ctx.ref("repo", pin.repo, node, "evidence pin repository")
     return pin
 
