@@ -69,11 +69,11 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
-def depth(raw: str) -> int:
+def depth(raw: str, bound: int = MAX_DEPTH) -> int:
     """How deep arrays and objects nest in a line of JSON (brackets inside strings do not count);
     counted in one pass, without the recursion of a parser, and only when the line has more
-    brackets than MAX_DEPTH."""
-    if raw.count("[") + raw.count("{") <= MAX_DEPTH:
+    brackets than `bound` (else 0: it cannot nest deeper than that)."""
+    if raw.count("[") + raw.count("{") <= bound:
         return 0
     level = deepest = 0
     for m in _BRACKETS.finditer(_STRING.sub('""', raw)):

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from atlas.index import validate
 from atlas import loader
 from atlas.loader import load_data
@@ -164,6 +165,34 @@ def test_a_100000_deep_line_is_a_located_error_everywhere(mini, args):
     api_file(mini, [_symbol("hccl_a")], {3: "[" * 100_000 + "]" * 100_000})
     code, out = invoke(*args, "--data", str(mini))  # a RecursionError before
     assert code == 1 and "api/example+hccl.jsonl:3:1: error: arrays and objects nested deeper than 16" in out, out
+
+
+def _nesting(value) -> int:
+    """The obvious definition: how deep arrays and objects nest in a parsed JSON value."""
+    if isinstance(value, list):
+        return 1 + max(map(_nesting, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_nesting, value.values()), default=0)
+    return 0
+
+
+JSON_TEXT = st.text(alphabet='[]{}"\\,:ab \n\u00e9', max_size=6)
+JSON_VALUES = st.recursive(st.none() | st.integers() | JSON_TEXT,
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(JSON_TEXT, inner, max_size=3),
+                           max_leaves=30)
+
+
+@settings(max_examples=400, deadline=None)
+@given(JSON_VALUES, st.integers(0, 6))
+def test_the_bracket_count_agrees_with_the_parsed_nesting(value, bound):
+    """`apifile.depth` (one pass over the text, strings skipped) against the depth of the value the JSON
+    parser builds, around every bound from 0 to 6, with brackets, quotes and backslashes inside strings."""
+    from atlas import apifile
+
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert (apifile.depth(raw, bound) > bound) == (_nesting(value) > bound)
+    if apifile.depth(raw, bound):
+        assert apifile.depth(raw, bound) == _nesting(value)
 
 
 def test_a_deep_value_inside_a_string_is_not_nesting(mini):
