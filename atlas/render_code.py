@@ -72,7 +72,7 @@ def where(value: dict, lang: str = "en") -> str:
             lines.append(f"  no pin covers line {p['line']}")
         lines += _neighbours(p)
         lines.append("")
-    return "\n".join(lines + _hint(value["clones"]["hint"], w)).rstrip("\n")
+    return "\n".join(lines + _clone_hint(value["clones"], w, lang)).rstrip("\n")
 
 
 def _hint(hint: str, w: int) -> list[str]:
@@ -81,6 +81,20 @@ def _hint(hint: str, w: int) -> list[str]:
         return []
     sentence, _, command = hint.partition("\n")
     return hang(sentence, w, "", "  ") + ([command] if command else [])
+
+
+def _clone_hint(clones: dict, w: int, lang: str) -> list[str]:
+    """The clone hint in `lang`: English as the view words it, Chinese from the same facts, or both."""
+    if not clones["hint"]:
+        return []
+    out = _hint(clones["hint"], w) if lang != "zh" else []
+    if lang in ("zh", "all"):
+        absent = clones["absent"]
+        names = "、".join(absent[:3]) + ("等" if len(absent) > 3 else "")
+        command = clones["hint"].partition("\n")[2]
+        out += hang(f"{clones['root']} 下没有 {names} 的本地克隆；有了克隆才有函数、调用和源码行"
+                    "（或用 --repos / ATLAS_REPOS 指向你的克隆）：", w, "", "  ") + ([command] if command else [])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,7 +187,9 @@ def source(value: dict, color: bool = False, lang: str = "en") -> str:
     for x in value["excerpts"]:
         lines += excerpt(x, color)
         lines.append("")
-    hint = [terminal_safe(h) for h in _hint(value["clones"]["hint"], term_width())]
+    clones = value["clones"]
+    hint = [terminal_safe(h) for h in (_clone_hint(clones, term_width(), lang) if "miss" in value
+                                       else _hint(clones["hint"], term_width()))]
     return "\n".join(lines + hint).rstrip("\n")
 
 

@@ -142,3 +142,15 @@ def test_the_code_index_and_source_skip_a_bad_pin_alone(fixture, tmp_path):
     texts = read_files(code, [bad, other])
     assert texts[bad] == (None, "the path climbs out of its repository (..)")
     assert texts[other][0] is None and "outside" not in texts[other][1], texts[other]
+
+
+def test_the_clone_hint_of_a_miss_speaks_the_language_asked_for():
+    from atlas.code.answers import clone_hint
+    from atlas.render_code import _clone_hint
+
+    clones = {"root": "/r", "found": [], "absent": ["a/b"], "hint": clone_hint(["a/b"], Path("/r"))}
+    zh = "\n".join(_clone_hint(clones, 100, "zh"))
+    assert "/r 下没有 a/b 的本地克隆" in zh and "no local clone" not in zh and "atlas refresh --clone --repo a/b" in zh
+    both = "\n".join(_clone_hint(clones, 100, "all"))
+    assert "no local clone of a/b" in both and "本地克隆" in both
+    assert "本地克隆" not in "\n".join(_clone_hint(clones, 100, "en"))
