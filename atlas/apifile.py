@@ -13,6 +13,7 @@ last harvest stopped. This module only turns records' fields into lines and line
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 FOLDER = "api"
@@ -62,18 +63,47 @@ class BadLine(ValueError):
         self.message = message
 
 
-def records(text: str):
-    """(line number, record) for each line that holds something; a line that is not a JSON object
-    raises BadLine."""
+MAX_LINE = 1 << 22  # characters of one line (the largest header of the bundled atlas has 8,000)
+MAX_DEPTH = 16  # nested arrays and objects in one line (a symbol's history is 3 deep)
+_BRACKETS = re.compile(r"[\[\]{}]")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def depth(raw: str, bound: int = MAX_DEPTH) -> int:
+    """How deep arrays and objects nest in a line of JSON (brackets inside strings do not count);
+    counted in one pass, without the recursion of a parser, and only when the line has more
+    brackets than `bound` (else 0: it cannot nest deeper than that)."""
+    if raw.count("[") + raw.count("{") <= bound:
+        return 0
+    level = deepest = 0
+    for m in _BRACKETS.finditer(_STRING.sub('""', raw)):
+        level += 1 if m.group(0) in "[{" else -1
+        deepest = max(deepest, level)
+    return deepest
+
+
+def loads(raw: str, line: int = 1):
+    """One line of JSON, bounded: at most MAX_LINE characters and MAX_DEPTH levels (checked before
+    the parser, whose recursion a 100,000-deep line would exhaust); else BadLine."""
     import json
 
+    if len(raw) > MAX_LINE:
+        raise BadLine(line, f"a line of {len(raw)} characters (at most {MAX_LINE})")
+    if depth(raw) > MAX_DEPTH:
+        raise BadLine(line, f"arrays and objects nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise BadLine(line, f"not JSON: {exc}") from None
+
+
+def records(text: str):
+    """(line number, record) for each line that holds something; a line that is not a JSON object
+    (or is longer or deeper than `loads` allows) raises BadLine."""
     for i, raw in enumerate(text.split("\n"), 1):
         if not raw.strip():
             continue
-        try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            raise BadLine(i, f"not JSON: {exc}") from None
+        value = loads(raw, i)
         if not isinstance(value, dict):
             raise BadLine(i, "not a JSON object")
         yield i, value
@@ -81,12 +111,10 @@ def records(text: str):
 
 def read_header(file: Path) -> dict | None:
     """The first line (the header) of a stored file, or None when there is none or it is unreadable."""
-    import json
-
     try:
         with open(file, "rb") as fh:
             first = fh.readline(1 << 20)
-        value = json.loads(first)
+        value = loads(first.decode("utf-8"))
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) and value.get("type") == "surface" else None

@@ -12,6 +12,7 @@ from pathlib import Path
 from . import apifile
 from .bounded import DATA_FILE, TooLarge, read_bounded
 from .errors import Location, Problem
+from .output import INVISIBLE
 from .model import (API_EVENTS, API_KINDS, EVENT_PRECISIONS, REPO_RE, SHA_RE, ApiSurface, ApiSymbol, Atlas,
                     Release, name_index, named_by)
 
@@ -52,11 +53,84 @@ def read_file(path: Path, display: str, raw: bytes | None = None) -> ApiFile:
     except apifile.BadLine as exc:
         problem(exc.line, "bad-api-line", exc.message, "the file is generated: run `atlas refresh` to write it again")
         return ApiFile(None, [], problems)
+    lines = text.split("\n")
+    rows = [(line, rec) for line, rec in rows if _text_ok(line, lines[line - 1], rec, problem)]
     surface, symbols = _records(repo, rows, problem)
     for rec in [surface, *symbols]:
         if rec is not None and rec.loc is not None:
             rec.loc = Location(display, rec.loc.line, 1)
     return ApiFile(surface, symbols, problems)
+
+
+# Control characters (C0 but tab and newline, DEL, C1) and invisible ones (zero-width spaces,
+# direction marks and overrides) in any text of a line; none at all in a symbol's name. Markup: an
+# HTML tag, comment or processing instruction (`<script`, `</`, `<!--`, `<?`) in a name or a
+# signature. C++ writes `<` and `>` for templates and comparisons, never in these shapes.
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{INVISIBLE}]")
+_NAME_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{INVISIBLE}]")
+_MARKUP = re.compile(r"<\s*/|<!|<\?|<\s*(?:script|style|iframe|frame|img|svg|math|object|embed|link|meta|base|"
+                     r"form|input|button|body|html|head|a\s+href|video|audio|source|details|marquee)\b", re.I)
+_TEXT_HINT = ("the file is generated from the repository's headers: run `atlas refresh` to write it again; "
+              "no C or C++ declaration holds such a character or tag")
+
+
+def _texts(value, path: str = ""):
+    """(where, text) for every string in a parsed line, walked with an explicit stack."""
+    stack = [(path, value)]
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, str):
+            yield where, v
+        elif isinstance(v, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), x) for k, x in v.items())
+            stack.extend((f"{where}.{k} (a key)" if where else f"{k} (a key)", k) for k in v)
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", x) for i, x in enumerate(v))
+
+
+def _signatures(rec: dict):
+    yield "signature", rec.get("signature")
+    for i, event in enumerate(rec.get("history") or []):
+        if isinstance(event, list) and len(event) > 3:
+            yield f"history[{i}] signature", event[3]
+    for i, sig in enumerate(rec.get("release_signatures") or []):
+        yield f"release_signatures[{i}]", sig
+
+
+# What a line must hold for its texts to be looked at one by one: an escape (\\u001b, \\b, ...), a
+# raw DEL, C1 or invisible character (JSON refuses raw C0 controls), or a shape of markup
+_ESCAPE = re.compile(r"\\[ubfr]")
+_RAW = re.compile(f"[\\x7f-\\x9f{INVISIBLE}]")
+
+
+def _suspect(raw: str) -> bool:
+    return bool(("\\" in raw and _ESCAPE.search(raw)) or (not raw.isascii() and _RAW.search(raw))
+                or ("<" in raw and _MARKUP.search(raw)))
+
+
+def _text_ok(line: int, raw: str, rec: dict, problem) -> bool:
+    """A line with a control or invisible character in any text, or with markup in a symbol's name or
+    signatures, is refused (an error at its line; the record is not kept). Most lines hold neither
+    an escape nor a `<`: a few searches of the line's text clear them."""
+    if not _suspect(raw):
+        return True
+    for where, text in _texts(rec):
+        m = _CONTROL.search(text)
+        if m is not None:
+            problem(line, "control-character", f"{where}: character U+{ord(m.group(0)):04X} in the text", _TEXT_HINT)
+            return False
+    if rec.get("type") != "symbol":
+        return True
+    name = rec.get("name")
+    if isinstance(name, str) and (_NAME_CONTROL.search(name) or _MARKUP.search(name)):
+        problem(line, "bad-api-field", f"the symbol name {name!r} holds markup or a control character", _TEXT_HINT)
+        return False
+    for where, sig in _signatures(rec):
+        m = _MARKUP.search(sig) if isinstance(sig, str) else None
+        if m is not None:
+            problem(line, "bad-api-field", f"{name}: {where} holds markup ({m.group(0)!r})", _TEXT_HINT)
+            return False
+    return True
 
 
 def _records(repo: str, rows: list[tuple[int, dict]], problem) -> tuple[ApiSurface | None, list[ApiSymbol]]:
@@ -67,6 +141,7 @@ def _records(repo: str, rows: list[tuple[int, dict]], problem) -> tuple[ApiSurfa
     surface = _surface(repo, *rows[0], problem)
     symbols: list[ApiSymbol] = []
     names = {r.name for r in surface.releases} if surface else set()
+    first: dict[tuple[str, str], int] = {}
     for line, rec in rows[1:]:
         kind = rec.get("type")
         if kind == "release" and surface is not None:
@@ -76,8 +151,15 @@ def _records(repo: str, rows: list[tuple[int, dict]], problem) -> tuple[ApiSurfa
                 names.add(release.name)
         elif kind == "symbol":
             sym = _symbol(repo, line, rec, problem)
-            if sym is not None:
-                symbols.append(sym)
+            if sym is None:
+                continue
+            key = (sym.name, sym.kind)
+            if key in first:
+                problem(line, "duplicate-symbol", f"the {sym.kind} {sym.name} is listed twice (first at line "
+                        f"{first[key]})", "the file is generated: run `atlas refresh` to write it again")
+                continue
+            first[key] = line
+            symbols.append(sym)
         elif kind != "release":
             problem(line, "bad-api-line", f"unknown record type {kind!r} (surface, release or symbol)")
     for sym in symbols:

@@ -745,9 +745,22 @@ def where(location: str, lang: str = "en", fmt: str = "text", data_dir=None, rep
     _opened, pins, code, root = code_tables(data_dir, repos_dir, hops)
     places = run(pins, code, wanted)
     repos = sorted({p["repo"] for p in places}) or ([wanted.repo] if wanted.repo else None)
-    value = {"query": dict(wanted._asdict()), "places": places, "clones": clones_view(pins, code, root, repos)}
+    value: dict[str, Any] = {"query": dict(wanted._asdict()), "places": places,
+                             "clones": clones_view(pins, code, root, repos)}
+    if not places:
+        _add_miss(value, pins, code, location, wanted)
     code_ = 0 if any(p["covering"] for p in places) else 1
     return answer(fmt, value, lambda v: render_code.where(v, lang), code_)
+
+
+def _add_miss(value: dict, pins, code, term: str, wanted) -> None:
+    """A lookup that matched no file: what it looked for and why (`code.answers.miss`); a clone
+    cannot help a path outside every repository, so the clone hint is dropped then."""
+    from .code.answers import miss
+
+    value["miss"] = miss(pins, code, term, wanted)
+    if value["miss"]["reason"] not in ("no-file", "unknown-repo"):
+        value["clones"] = {**value["clones"], "absent": [], "hint": ""}
 
 
 def source(targets, lang: str = "en", fmt: str = "text", data_dir=None, repos_dir=None, hops: int = 1,
@@ -761,13 +774,27 @@ def source(targets, lang: str = "en", fmt: str = "text", data_dir=None, repos_di
         opened, pins, code, root = code_tables(data_dir, repos_dir, hops)
         spans = _source_spans(opened, pins, code, list(targets))
         excerpts = read(pins, code, spans)
-        value = {"query": list(targets), "excerpts": excerpts,
-                 "clones": clones_view(pins, code, root, sorted({x["repo"] for x in excerpts}))}
+        value: dict[str, Any] = {"query": list(targets), "excerpts": excerpts,
+                                 "clones": clones_view(pins, code, root, sorted({x["repo"] for x in excerpts}))}
         code_ = 0 if any(x["lines"] for x in excerpts) else 1
+        if not excerpts:
+            _add_miss(value, pins, code, targets[0], _location_or_none(targets[0]))
         if fmt == "json":
             return answer(fmt, value, render_code.source, code_)
+        if not excerpts:  # nothing to show: said on standard error, as every miss is
+            return Answer("", render_code.source(value, color, lang), code_)
         return Answer(render_code.source(value, color), "", code_)  # made safe inside, colours kept
     return _or_no_match(fmt, lang, build)
+
+
+def _location_or_none(term: str):
+    from .code.answers import parse_location
+    from .errors import AtlasError
+
+    try:
+        return parse_location(term)
+    except AtlasError:
+        return None
 
 
 def _source_spans(opened, pins, code, targets: list[str]):

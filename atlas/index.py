@@ -574,22 +574,36 @@ def _remember(root: Path, new) -> None:
         pass  # only costs speed
 
 
+PORTABLE_MAX_ERRORS = 100  # a file with more errors is not compared (its errors come first)
+
+
 def _check_portable(loaded, shas: dict | None = None) -> None:
     """Every file must read the same with PyYAML's pure-Python reader as with libyaml (the atlas is
     read with whichever the machine has). That reader is slow, so the content hash of each file
     that passed is remembered in the cache and the same bytes are not read again (`shas`: the
     content hashes the compiled index knows, by path: those files are not even read)."""
+    from collections import Counter
+
+    from .errors import Problem
     from .loader import portable_problems
 
     known_file = cache.path("portable-yaml", crc(cache.code_key()))
     known = set(cache.read(known_file) or ())
     unread = loaded.unread  # reported once, by the load; a file that did read may still differ
+    errors = Counter(p.location.file for p in loaded.problems if p.is_error)
+    errors.update({p.location.file: PORTABLE_MAX_ERRORS for p in loaded.problems if p.code == "many-unknown-keys"})
     passed = set()
     for path in loaded.files:
         if path.suffix == ".jsonl":
             continue  # JSON lines, not YAML (read by atlas.apiload)
         display = f"{loaded.display_dir}/{path.relative_to(loaded.data_dir).as_posix()}"
         if display in unread:
+            continue
+        if errors[display] > PORTABLE_MAX_ERRORS:
+            loaded.problems.append(Problem(
+                Location(display), "warning", "not-compared",
+                f"more than {PORTABLE_MAX_ERRORS} errors: the comparison with PyYAML's pure-Python reader waits "
+                "until they are fixed", "that reader takes about a millisecond a line; fix the errors above"))
             continue
         if (shas or {}).get(str(path)) in known:
             passed.add(shas[str(path)])  # type: ignore[index]

@@ -23,7 +23,7 @@ from .model import (
     canonical_relation, RELATION_TYPES, INVERSE_TO_FORWARD, DEFAULT_CUTOFF, plain, unplain,
 )
 from .output import INVISIBLE
-from .text import branch_problem, day, norm, repo_url_problem, width
+from .text import branch_problem, day, norm, pin_path_problem, repo_url_problem, width
 from .walk import list_files
 
 _Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
@@ -71,6 +71,25 @@ class _Ctx:
     def __init__(self, display: str, loaded: Loaded):
         self.file = display
         self.loaded = loaded
+        self.unknown = 0  # unknown keys met in the file
+        self.more_at: Location | None = None  # the first one that was counted, not listed
+
+    def unknown_key(self, node, key: str, what: str, allowed: tuple) -> None:
+        """The first MAX_UNKNOWN unknown keys of a file are listed, each at its place with the closest
+        allowed key; the rest are counted (`finish` reports the count), so a file of 200,000 of them
+        costs a count, not 200,000 suggestions and lines."""
+        self.unknown += 1
+        if self.unknown <= MAX_UNKNOWN:
+            self.error(node, "unknown-key", f'unknown key "{key}" in {what}', _did_you_mean(key, allowed))
+        elif self.more_at is None:
+            self.more_at = self.loc(node)
+
+    def finish(self) -> None:
+        if self.more_at is not None:
+            more = self.unknown - MAX_UNKNOWN
+            self.error(self.more_at, "many-unknown-keys", f"{more} more unknown key{'s' if more > 1 else ''} in "
+                       f"the file from here on (the first {MAX_UNKNOWN} are listed)",
+                       "see docs/schema.md for the keys of each record")
 
     def loc(self, node) -> Location:
         mark = node.start_mark
@@ -129,8 +148,7 @@ def _fields(ctx: _Ctx, node, what: str, allowed: tuple, required: tuple = ()) ->
         return None
     for key, (key_node, _) in m.items():
         if key not in allowed:
-            ctx.error(key_node, "unknown-key", f'unknown key "{key}" in {what}',
-                      _did_you_mean(key, allowed))
+            ctx.unknown_key(key_node, key, what, allowed)
     for key in required:
         if key not in m:
             ctx.error(node, "missing-field", f'{what} has no "{key}"')
@@ -332,6 +350,10 @@ def _pin(ctx: _Ctx, node, what: str) -> Pin | None:
     if pin.start < 1 or pin.end < pin.start:
         ctx.error(node, "bad-pin", f"pin line range L{pin.start}-L{pin.end} is empty")
         return None
+    why = pin_path_problem(pin.path)
+    if why:  # reported, and kept: the code index and the map skip it alone (and say why)
+        ctx.error(node, "bad-pin", f"pin path {pin.path!r} {why}",
+                  "write the file's path from the top of its repository, as git lists it (src/x.c)")
     ctx.ref("repo", pin.repo, node, "evidence pin repository")
     return pin
 
@@ -1045,7 +1067,11 @@ _STOP_IN_FILE = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\
 _INVISIBLE = re.compile(f"[{INVISIBLE}]")
 _CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{INVISIBLE}]")
 MAX_TEXT = 1_000_000  # characters of one value; far beyond any card, far below the RDF store's limit
+MAX_UNKNOWN = 20  # unknown keys listed one by one in a file; the rest are counted
 MAX_ALIASES = 50  # alias uses (*name) in one file; the bundled atlas uses none
+MAX_DEPTH = 64  # nested lists and mappings in one file; the deepest record (a flow step's text) takes 5
+MAX_NUMBER = 1000  # characters of a number (Python reads no whole number of more than 4,300 digits)
+_NUMBER_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
 _CONTROL_HINT = ("remove it: an ESC or OSC sequence could rewrite the reader's terminal, and an invisible "
                  "character (a zero-width space, a direction mark or override) makes the text read as something "
                  "else than it is; only newline and tab are allowed in text")
@@ -1085,13 +1111,19 @@ def _control_at(ctx: _Ctx, text: str) -> bool:
 
 
 def _check_scalar(ctx: _Ctx, node, text: str) -> None:
-    for m in _CONTROL.finditer(node.value):
-        if not _written_as_itself(m.group(0), node, text):
-            ctx.error(node, "control-character", f"{_char_name(m.group(0))} in a value", _CONTROL_HINT)
-            break
+    if _CONTROL.search(node.value) is not None:
+        for m in _CONTROL.finditer(node.value):
+            if not _written_as_itself(m.group(0), node, text):
+                ctx.error(node, "control-character", f"{_char_name(m.group(0))} in a value", _CONTROL_HINT)
+                break
+    if len(node.value) <= MAX_NUMBER:
+        return
     if len(node.value) > MAX_TEXT:
         ctx.error(node, "too-long", f"a value of {len(node.value)} characters (at most {MAX_TEXT})",
                   "shorten it; the RDF export and the SPARQL store refuse giant literals")
+    elif node.tag in _NUMBER_TAGS and len(node.value) > MAX_NUMBER:
+        ctx.error(node, "too-long", f"a number written with {len(node.value)} characters (at most {MAX_NUMBER})",
+                  "no field of the atlas holds such a number; quote the value if it is text")
 
 
 def _written_as_itself(ch: str, node, text: str) -> bool:
@@ -1108,20 +1140,25 @@ def _check_values(ctx: _Ctx, root, text: str) -> bool:
     (`yaml-aliases`, at the alias over the limit) and the file is not read: False."""
     seen: set[int] = set()
     repeats = 0
-    stack = [root]
+    stack = [(root, 1)]
     while stack:
-        node = stack.pop()
+        node, depth = stack.pop()
         if id(node) in seen:
             repeats += 1
             continue
         seen.add(id(node))
         if isinstance(node, yaml.ScalarNode):
             _check_scalar(ctx, node, text)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+            continue
+        if depth > MAX_DEPTH:
+            ctx.error(node, "too-deep", f"lists and mappings nested deeper than {MAX_DEPTH} levels: the file was "
+                      "not read", "no record of the atlas nests more than a few levels; flatten the value")
+            return False
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((item, depth + 1) for item in node.value)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                stack.extend((key, value))
+                stack.extend(((key, depth + 1), (value, depth + 1)))
     if repeats <= MAX_ALIASES:
         return True
     ctx.error(_alias_over_limit(ctx, text), "yaml-aliases",
@@ -1172,8 +1209,12 @@ def _compose(path: Path, ctx: _Ctx, raw: bytes | None = None):
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
-        ctx.error(loc, "yaml-syntax", f"YAML syntax error: {exc.problem or exc.context}",
-                  _flow_scalar_hint(text, exc))
+        if "nesting depth" in str(exc.problem):  # libyaml's own bound (1,000 levels)
+            ctx.error(loc, "too-deep", f"lists and mappings nested deeper than {MAX_DEPTH} levels: the file was "
+                      "not read", "no record of the atlas nests more than a few levels; flatten the value")
+        else:
+            ctx.error(loc, "yaml-syntax", f"YAML syntax error: {exc.problem or exc.context}",
+                      _flow_scalar_hint(text, exc))
     except yaml.YAMLError as exc:
         ctx.error(Location(ctx.file), "yaml-syntax", f"YAML error: {exc}")
     return None
@@ -1194,7 +1235,11 @@ def _check_portable(ctx: _Ctx, text: str) -> None:
     read with whichever the machine has."""
     hint = "quote the value, e.g. {en: \"Who moves the data?\", zh: \"谁搬数据\"}"
     try:
-        pure = yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - the safe loader
+        pure = yaml.compose(text, Loader=yaml.SafeLoader)
+    except RecursionError:
+        ctx.error(Location(ctx.file), "too-deep", "PyYAML's pure-Python reader stops: the file nests too deep",
+                  "flatten the value")
+        return
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(ctx.file, mark.line + 1, mark.column + 1) if mark else Location(ctx.file)
@@ -1204,9 +1249,44 @@ def _check_portable(ctx: _Ctx, text: str) -> None:
     except yaml.YAMLError as exc:
         ctx.error(Location(ctx.file), "yaml-portability", f"PyYAML's pure-Python reader fails: {exc}", hint)
         return
-    if not same_value(pure, yaml.load(text, Loader=_Loader)):  # noqa: S506
-        ctx.error(Location(ctx.file), "yaml-portability",
+    where = differing_node(pure, yaml.compose(text, Loader=_Loader), ctx.file)
+    if where is not None:
+        ctx.error(where, "yaml-portability",
                   "libyaml and PyYAML's pure-Python reader read this file differently", hint)
+
+
+def _node_at(ctx_file: str, node) -> Location:
+    mark = getattr(node, "start_mark", None)
+    return Location(ctx_file, mark.line + 1, mark.column + 1) if mark is not None else Location(ctx_file)
+
+
+def differing_node(a, b, file: str = "") -> Location | None:
+    """Where two composed documents differ (None: they are the same). Nodes, not values, are
+    compared: both readers resolve tags with the same Python code, so equal nodes make equal values,
+    and nothing is constructed (an impossible day or a 5,000-digit number cannot be built as a value,
+    yet it is a node like any other, reported by the value checks at its line). The walk goes by
+    identity, as `same_value` does: an alias reached again is not compared again."""
+    seen: set[tuple[int, int]] = set()
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y or (id(x), id(y)) in seen:
+            continue
+        seen.add((id(x), id(y)))
+        if type(x) is not type(y) or getattr(x, "tag", None) != getattr(y, "tag", None):
+            return _node_at(file, y if y is not None else x)
+        if isinstance(x, yaml.ScalarNode):
+            if x.value != y.value:
+                return _node_at(file, y)
+        elif isinstance(x, (yaml.SequenceNode, yaml.MappingNode)):
+            if len(x.value) != len(y.value):
+                return _node_at(file, y)
+            if isinstance(x, yaml.MappingNode):
+                for (k, v), (k2, v2) in zip(x.value, y.value):
+                    stack.extend(((k, k2), (v, v2)))
+            else:
+                stack.extend(zip(x.value, y.value))
+    return None
 
 
 def same_value(a, b) -> bool:
@@ -1399,6 +1479,7 @@ def _read_file(reading: _Reading, path: Path, rel: Path, file: str, raw: bytes |
                     "see docs/schema.md for where each kind of record lives")
         return
     read(reading, ctx, root, path)
+    ctx.finish()
 
 
 def read_file(path: Path, rel: Path, display: str, raw: bytes | None = None) -> FileResult:

@@ -57,7 +57,8 @@ def where(value: dict, lang: str = "en") -> str:
     q = value["query"]
     lines: list[str] = []
     if not places:
-        lines.append(f"no pinned or indexed file matches {q['path']}" + (f" in {q['repo']}" if q["repo"] else ""))
+        lines += miss(value["miss"], lang, "where") if "miss" in value else \
+            [f"no pinned or indexed file matches {q['path']}" + (f" in {q['repo']}" if q["repo"] else "")]
     for p in places:
         mark = "" if p["indexed"] else "  (not indexed)"
         lines.append(f"{_file_head(p)}:{p['line']}{mark}")
@@ -71,7 +72,7 @@ def where(value: dict, lang: str = "en") -> str:
             lines.append(f"  no pin covers line {p['line']}")
         lines += _neighbours(p)
         lines.append("")
-    return "\n".join(lines + _hint(value["clones"]["hint"], w)).rstrip("\n")
+    return "\n".join(lines + _clone_hint(value["clones"], w, lang)).rstrip("\n")
 
 
 def _hint(hint: str, w: int) -> list[str]:
@@ -80,6 +81,20 @@ def _hint(hint: str, w: int) -> list[str]:
         return []
     sentence, _, command = hint.partition("\n")
     return hang(sentence, w, "", "  ") + ([command] if command else [])
+
+
+def _clone_hint(clones: dict, w: int, lang: str) -> list[str]:
+    """The clone hint in `lang`: English as the view words it, Chinese from the same facts, or both."""
+    if not clones["hint"]:
+        return []
+    out = _hint(clones["hint"], w) if lang != "zh" else []
+    if lang in ("zh", "all"):
+        absent = clones["absent"]
+        names = "、".join(absent[:3]) + ("等" if len(absent) > 3 else "")
+        command = clones["hint"].partition("\n")[2]
+        out += hang(f"{clones['root']} 下没有 {names} 的本地克隆；有了克隆才有函数、调用和源码行"
+                    "（或用 --repos / ATLAS_REPOS 指向你的克隆）：", w, "", "  ") + ([command] if command else [])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,12 +180,61 @@ def excerpt(x: dict, color: bool = False) -> list[str]:
     return [terminal_safe(h) for h in head] + _numbered(x, color) + [terminal_safe(t) for t in tail]
 
 
-def source(value: dict, color: bool = False) -> str:
+def source(value: dict, color: bool = False, lang: str = "en") -> str:
     """Every excerpt, then the clone hint; the text is safe for a terminal (the only escapes are
-    the colours Pygments adds when `color`)."""
-    lines: list[str] = []
+    the colours Pygments adds when `color`). Nothing to show: what was looked for (`miss`)."""
+    lines = [terminal_safe(line) for line in miss(value["miss"], lang, "source")] if "miss" in value else []
     for x in value["excerpts"]:
         lines += excerpt(x, color)
         lines.append("")
-    hint = [terminal_safe(h) for h in _hint(value["clones"]["hint"], term_width())]
+    clones = value["clones"]
+    hint = [terminal_safe(h) for h in (_clone_hint(clones, term_width(), lang) if "miss" in value
+                                       else _hint(clones["hint"], term_width()))]
     return "\n".join(lines + hint).rstrip("\n")
+
+
+# What `atlas where` and `atlas source` say when nothing matched: what they looked for, in what, why
+# it cannot match, and what to try; in English, Chinese or both (--lang)
+MISS = {
+    "en": {
+        "head": 'atlas {cmd}: nothing to show for "{term}": no pinned or indexed file matches {path}',
+        "absolute": "{path} is an absolute path; a location is a path inside a pinned repository, and the atlas "
+                    "reads no file outside its clones",
+        "climbs": "{path} climbs out of its repository (..); a location is a path inside a pinned repository",
+        "bad-repo": '"{repo}" is not a repository name (owner/name, in letters, digits, ".", "-" and "_")',
+        "unknown-repo": "{repo} is not a repository of the atlas (atlas repo lists them)",
+        "no-file": "",
+        "looked": "looked in: the {files} pinned files of {repos} repositories and the code index of {clones} "
+                  "clone(s)",
+        "closest": "pinned files with a close name: {names}",
+        "try": "try: the end of a pinned path (atlas where dispatch.h:4166), REPO:PATH:LINE "
+               "(atlas where hicann/shmem:src/x.cpp:12), a pin as the atlas writes it, or a concept or flow "
+               "(atlas source aiv-direct-drive)",
+    },
+    "zh": {
+        "head": "atlas {cmd}：“{term}”没有可显示的内容：没有与 {path} 匹配的已钉住或已索引的文件",
+        "absolute": "{path} 是绝对路径；位置是已钉住仓库内的路径，图谱不读取克隆之外的任何文件",
+        "climbs": "{path} 用 .. 跳出了所在仓库；位置是已钉住仓库内的路径",
+        "bad-repo": "“{repo}”不是仓库名（owner/name，只含字母、数字、“.”、“-”和“_”）",
+        "unknown-repo": "{repo} 不是图谱中的仓库（atlas repo 列出全部仓库）",
+        "no-file": "",
+        "looked": "查找范围：{repos} 个仓库中已钉住的 {files} 个文件，以及 {clones} 个克隆的代码索引",
+        "closest": "名称相近的已钉住文件：{names}",
+        "try": "可以试试：已钉住路径的末段（atlas where dispatch.h:4166）、REPO:PATH:LINE"
+               "（atlas where hicann/shmem:src/x.cpp:12）、图谱写法的钉（pin），"
+               "或概念、流程（atlas source aiv-direct-drive）",
+    },
+}
+
+
+def miss(m: dict, lang: str, cmd: str) -> list[str]:
+    """The lines of a miss (`code.answers.miss`), in `lang` (both languages for "all")."""
+    out: list[str] = []
+    w = term_width()
+    for said in [MISS[x] for x in (("en", "zh") if lang == "all" else (lang if lang in MISS else "en",))]:
+        words = {**m, "cmd": cmd, "names": ", ".join(m["closest"])}
+        out += hang(said["head"].format(**words), w, "", "  ")
+        keys = [k for k in (m["reason"], "looked") if said[k]] + (["closest"] if m["closest"] else []) + ["try"]
+        for key in keys:
+            out += hang(said[key].format(**words), w, "  ", "    ")
+    return out

@@ -21,6 +21,7 @@ this module adds is the protocol and the limits:
 """
 from __future__ import annotations
 
+import re
 import sys
 import urllib.parse
 from dataclasses import dataclass
@@ -241,6 +242,86 @@ def _protocol(head_timeout: float):
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
+# -- admission: which requests reach the application at all ---------------------------------------
+
+HOST_NAMES = ("localhost", "127.0.0.1", "[::1]")  # what `Host` may name, with or without a port
+_HOST = re.compile(r"(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(?P<port>\d{1,5}))?")
+
+
+def host_name(value: str) -> str | None:
+    """The name a `Host` header (or an --allow-host value) gives, lowercased, with an IPv6 address
+    written as `[::1]`; None when it is not a host name, an address or an [IPv6] with an optional port."""
+    import ipaddress
+
+    m = _HOST.fullmatch(value)
+    if m is None or (m["port"] is not None and not 0 < int(m["port"]) < 65536):
+        return None
+    name = m["name"].lower()
+    if name.startswith("["):
+        try:
+            return f"[{ipaddress.IPv6Address(name[1:-1]).compressed}]"
+        except ValueError:
+            return None
+    return name
+
+
+def host_allowed(value: str | None, allowed=()) -> bool:
+    """Whether a request's `Host` names this endpoint: localhost, 127.0.0.1 or [::1] (any port), or a
+    name given with --allow-host. A web page that rebinds its own name to 127.0.0.1 sends its own
+    name here, so it gets no answer and takes no query slot (DNS rebinding)."""
+    name = host_name(value) if value else None
+    return name is not None and (name in HOST_NAMES or name in {host_name(a) for a in allowed})
+
+
+def allowed_hosts(values) -> tuple[str, ...]:
+    """The --allow-host values, checked: each a host name or address (a port is not part of it)."""
+    from .errors import Location, UsageError
+
+    out = []
+    for value in values:
+        m = _HOST.fullmatch(value)
+        name = host_name(value)
+        if m is None or name is None or m["port"] is not None:
+            raise UsageError(f"--allow-host {value!r} is not a host name", Location("--allow-host"),
+                             "give the name clients put in the Host header, without a port: "
+                             "--allow-host atlas.example.org")
+        out.append(name)
+    return tuple(out)
+
+
+def admit(app, allowed=()):
+    """The ASGI application `app` behind two checks made before anything is read or queued: a request
+    with both Content-Length and Transfer-Encoding (an ambiguous framing, RFC 9112 6.3: a request
+    smuggled after it would be read differently by each party) gets 400, and a `Host` that is not
+    allowed (`host_allowed`) gets 421; both close the connection, so nothing sent after them is served."""
+
+    async def admitted(scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        names = [n.lower() for n, _ in scope["headers"]]
+        hosts = [v.decode("latin-1") for n, v in scope["headers"] if n.lower() == b"host"]
+        if b"content-length" in names and b"transfer-encoding" in names:
+            await _refuse(send, 400, "a request may carry Content-Length or Transfer-Encoding, not both "
+                          "(RFC 9112, 6.3); the connection is closed")
+        elif len(hosts) != 1 or not host_allowed(hosts[0], allowed):
+            shown = repr(hosts[0][:200]) if len(hosts) == 1 else f"{len(hosts)} Host headers"
+            await _refuse(send, 421, f"this endpoint answers requests addressed to localhost, 127.0.0.1 or [::1] "
+                          f"only, not {shown}: a web page that points its own name at this machine must not "
+                          "read the answers. To serve under another name, start it with --allow-host NAME")
+        else:
+            await app(scope, receive, send)
+
+    return admitted
+
+
+async def _refuse(send, status: int, message: str) -> None:
+    body = (message + "\n").encode("utf-8")
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
 
 def bind(host: str, port: int):
     """A listening socket on `host`:`port` (0: any free port), or a located error."""
@@ -260,8 +341,10 @@ def bind(host: str, port: int):
     return sock
 
 
-def serve(data_dir=None, host: str = "127.0.0.1", port: int = 7979, limits: Limits | None = None) -> None:
-    """Run the endpoint until interrupted. The store is built before the first request."""
+def serve(data_dir=None, host: str = "127.0.0.1", port: int = 7979, limits: Limits | None = None,
+          allow_hosts=()) -> None:
+    """Run the endpoint until interrupted. The store is built before the first request. Requests are
+    admitted by `admit` (loopback names in `Host`, and `allow_hosts`)."""
     import uvicorn
 
     limits = limits or Limits()
@@ -273,10 +356,12 @@ def serve(data_dir=None, host: str = "127.0.0.1", port: int = 7979, limits: Limi
     shown_host = sock.getsockname()[0]
     url = f"http://{'[' + shown_host + ']' if ':' in shown_host else shown_host}:{sock.getsockname()[1]}{PATH}"
     if host not in LOOPBACK:
-        print(f"atlas: serving to the network on {host}: anyone who can reach it can query the atlas",
-              file=sys.stderr)
+        print(f"atlas: serving to the network on {host}: anyone who can reach it can query the atlas"
+              + ("" if allow_hosts else "; requests are answered only when their Host is localhost, 127.0.0.1 or "
+                 "[::1]: add --allow-host NAME for the name clients use"), file=sys.stderr)
     print(f"atlas: SPARQL endpoint at {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    config = uvicorn.Config(make_app(data_dir, limits), http=_protocol(limits.head_timeout), lifespan="off",
+    config = uvicorn.Config(admit(make_app(data_dir, limits), allow_hosts), http=_protocol(limits.head_timeout),
+                            lifespan="off",
                             log_level="warning", access_log=False, server_header=False,
                             timeout_keep_alive=5, limit_concurrency=256)
     uvicorn.Server(config).run(sockets=[sock])

@@ -151,6 +151,31 @@ def branch_problem(branch: str) -> str:
     return ""
 
 
+def pin_path_problem(path: str) -> str:
+    """'' when `path` (a pin's or a location's path) names a file inside a repository as git stores
+    it, else why not: an absolute path, a `..` that climbs out, an empty, `.` or `.git` component, a
+    control character (a line break would end an object name given to git), or pathspec magic (a
+    leading `:`) — what git refuses or reads as something else than a path in the tree."""
+    import re
+
+    if not path:
+        return "is empty"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        return "holds a control character"
+    if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", path):
+        return "is absolute; a pin names a path inside its repository"
+    parts = path.split("/")
+    if ".." in parts:
+        return "climbs out of its repository (..)"
+    if path.startswith(":"):
+        return "starts with ':', which git reads as pathspec magic"
+    if "" in parts or "." in parts:
+        return "has an empty or '.' component (git stores no such path)"
+    if any(part.lower() == ".git" for part in parts):
+        return "names git's own folder (.git)"
+    return ""
+
+
 def repo_url_problem(url: str) -> str:
     """'' when `url` may stand in a repository's `urls:` (and so be cloned by `refresh --clone`), else
     why not. Only https://: the address is public data that readers open (the first one is the base

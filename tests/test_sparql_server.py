@@ -227,7 +227,7 @@ def test_slow_and_idle_connections_do_not_block_other_clients(server):
         s.sendall(b"GET " + parts.path.encode())
         trickle.append(s)
     slow_body = _connect(server)  # a POST whose body never comes
-    slow_body.sendall(f"POST {parts.path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/sparql-query\r\n"
+    slow_body.sendall(f"POST {parts.path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/sparql-query\r\n"
                       f"Content-Length: 100\r\n\r\nASK".encode())
     try:
         for _ in range(5):

@@ -17,10 +17,13 @@ from .common import data_option, table_option
               help="With --sparql: the TCP port (0: any free one; the URL is printed).")
 @click.option("--max-concurrent", type=click.IntRange(1, 64), default=2, show_default=True,
               help="With --sparql: queries evaluated at once; others wait up to the time limit, then get 503.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="With --sparql: also answer requests whose Host is NAME (repeatable; by default only "
+                   "localhost, 127.0.0.1 and [::1]).")
 @table_option("timeout")
 @table_option("max_rows")
 @data_option
-def serve(mcp_, sparql_, host, port, max_concurrent, timeout, max_rows, data_dir):
+def serve(mcp_, sparql_, host, port, max_concurrent, allow_hosts, timeout, max_rows, data_dir):
     """Serve the atlas: to a coding assistant (--mcp) or to SPARQL clients (--sparql).
 
     --mcp needs the optional extra: pip install 'ascend-atlas[mcp]'. --sparql needs
@@ -39,7 +42,7 @@ def serve(mcp_, sparql_, host, port, max_concurrent, timeout, max_rows, data_dir
     if mcp_ == sparql_:
         raise click.UsageError("say which protocol to serve: --mcp or --sparql")
     if sparql_:
-        _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows)
+        _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows, allow_hosts)
         return
     try:
         import mcp  # noqa: F401
@@ -53,18 +56,18 @@ def serve(mcp_, sparql_, host, port, max_concurrent, timeout, max_rows, data_dir
     run(data_dir)
 
 
-def _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows) -> None:
+def _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows, allow_hosts=()) -> None:
     try:
         import starlette  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
         raise AtlasError("the SPARQL endpoint needs the optional extra", Location("--sparql"),
                          "pip install 'ascend-atlas[server]'") from None
-    from ..sparqlserver import Limits, serve as run
+    from ..sparqlserver import Limits, allowed_hosts, serve as run
 
     limits = Limits(max_concurrent=max_concurrent)
     if timeout is not None:
         limits.timeout = timeout
     if max_rows is not None:
         limits.max_rows = max_rows
-    run(data_dir, host, port, limits)
+    run(data_dir, host, port, limits, allowed_hosts(allow_hosts))

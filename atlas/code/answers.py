@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import AtlasError, Location
 from ..model import Pin
+from ..text import pin_path_problem
 from .lookup import CodeTable, FileKey, PinTable
 
 if TYPE_CHECKING:
-    from .shapes import Clones, ExcerptView, PlaceView
+    from .shapes import Clones, ExcerptView, MissView, PlaceView
 
 _LOCATION = re.compile(r"^(?:(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)(?:@(?P<sha>[0-9a-fA-F]{4,40}))?:)?"
                        r"(?P<path>[^\n]+?)(?::|#L)(?P<line>\d+)(?:-L?\d+)?$")
@@ -55,6 +56,44 @@ def clone_hint(absent: list[str], root: Path) -> str:
     more = " and more" if len(absent) > 3 else ""
     return (f"no local clone of {', '.join(absent[:3])}{more} under {root}; the functions, calls and lines "
             f"come with one (or point --repos / ATLAS_REPOS at your clones):\n  atlas refresh --clone {repos}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing matched: what was looked for, and why it cannot match
+# ---------------------------------------------------------------------------------------------
+
+_PINNISH = re.compile(r"^(?P<repo>[^@]*)@(?P<sha>[^:\s]*):(?P<path>.*?)(?:#L\d+(?:-L?\d+)?)?$")
+_REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def miss(pins: PinTable, code: CodeTable | None, term: str, wanted: Wanted | None) -> MissView:
+    """The view of a lookup that matched no file: what was looked for, in what, why it cannot
+    match (a path outside every repository, a repository name that is not one) and the pinned
+    files whose name is close."""
+    import difflib
+
+    pin = _PINNISH.match(term.strip())
+    repo = (pin["repo"] if pin else "") or (wanted.repo if wanted and wanted.repo else "")
+    path = pin["path"] if pin else (wanted.path if wanted else term)
+    if repo and not _REPO.match(repo):
+        reason = "bad-repo"
+    elif path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", path):
+        reason = "absolute"
+    elif ".." in re.split(r"[\\/]", path):
+        reason = "climbs"
+    elif repo and repo.lower() not in {r.lower() for r in pins.repos}:
+        reason = "unknown-repo"
+    else:
+        reason = "no-file"
+    names: dict[str, list[str]] = {}
+    for key in pins.files:
+        names.setdefault(key[2].rsplit("/", 1)[-1], []).append(key[2])
+    wanted_name = re.split(r"[\\/]", path)[-1]
+    close = difflib.get_close_matches(wanted_name, list(names), n=3, cutoff=0.6) if reason == "no-file" else []
+    return {"term": term, "repo": repo, "path": path, "line": wanted.line if wanted else 0, "reason": reason,
+            "files": len(pins.files), "repos": len(pins.pinned_repos()),
+            "clones": len(code.clones) if code is not None else 0,
+            "closest": sorted({p for n in close for p in names[n]})[:5]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,6 +172,8 @@ def read_files(code: CodeTable | None, keys: list[FileKey]) -> dict[FileKey, tup
         kept = code.text(key) if code is not None else None
         if kept is not None:
             out[key] = (kept, "")
+        elif pin_path_problem(key[2]):  # never given to git, which would refuse the whole batch
+            out[key] = (None, f"the path {pin_path_problem(key[2])}")
         elif code is None or key[0] not in code.clones:
             out[key] = (None, "no local clone")
         else:

@@ -26,6 +26,7 @@ from typing import NamedTuple
 from ..errors import AtlasError
 from ..model import SHA_RE, Atlas
 from ..paths import repos_root as default_repos_root
+from ..text import pin_path_problem
 from ..harvest import locate
 from ..harvest.loose import LooseCopies, blob_id
 from . import store
@@ -168,10 +169,12 @@ class RepoJob:
 
     def _seeds(self, targets: dict[Target, bool]) -> list[SourceFile]:
         ordered = sorted(targets)
-        good = [t for t in ordered if SHA_RE.match(t.commit) and "\n" not in t.path]
+        good = [t for t in ordered if SHA_RE.match(t.commit) and not pin_path_problem(t.path)]
         for t in ordered:
-            if t not in good and targets[t]:
-                self.unindexed.append(Unindexed(t.repo, t.commit, t.path, "not a full 40-hex commit id"))
+            if t not in good and targets[t]:  # skipped alone: git would refuse the whole batch
+                why = pin_path_problem(t.path)
+                self.unindexed.append(Unindexed(t.repo, t.commit, t.path, f"the path {why}" if why else
+                                                "not a full 40-hex commit id"))
         commits = self.git.info([f"{c}^{{commit}}" for c in sorted({t.commit for t in good})])
         present = [t for t in good if commits.get(f"{t.commit}^{{commit}}")]
         for t in good:

@@ -79,6 +79,19 @@ class ExcerptView(TypedDict):
     language: NotRequired[str]
 
 
+class MissView(TypedDict):
+    """What `atlas where` or `atlas source` looked for when nothing matched, and why."""
+    term: str  # the argument as typed
+    repo: str  # the repository it names ("" when none)
+    path: str  # the path it names
+    line: int  # the line (0 when none could be read)
+    reason: str  # absolute | climbs | bad-repo | unknown-repo | no-file
+    files: int  # the pinned files looked in
+    repos: int  # the repositories they belong to
+    clones: int  # the clones whose code index was looked in
+    closest: list[str]  # pinned paths whose file name is close to the one asked for
+
+
 class Clones(TypedDict):
     root: str
     found: list[str]  # pinned repositories with a local clone
