@@ -49,7 +49,8 @@ def serve(mcp_, sparql_, host, port, max_concurrent, timeout, max_rows, data_dir
     from ..mcpserver import serve as run
     from ..opened import Opened
 
-    Opened(data_dir).atlas  # a broken atlas fails here, with located problems, before the protocol starts
+    Opened(data_dir)  # a broken atlas fails here, with located problems, before the protocol starts (the
+    # records themselves are read when a tool first needs them, so that start-up does not wait for them)
     run(data_dir)
 
 
