@@ -237,7 +237,8 @@ def _document_resources(tools: AtlasTools) -> list:
     out = [_resource(tools, "atlas://docs/readme", "readme", "README: the atlas and how to use it",
                      "What the atlas is and where its documentation is.")]
     for name in tools.documents()[1:]:
-        out.append(_resource(tools, f"atlas://docs/{name}", name, f"docs/{name}.md",
+        first = tools.document(name).partition("\n")[0].lstrip("# ").strip()
+        out.append(_resource(tools, f"atlas://docs/{name}", name, first or f"docs/{name}.md",
                              f"The documentation page docs/{name}.md."))
     return out
 
