@@ -18,8 +18,9 @@ def run_sparql(text, path, endpoint, results, data_dir, limits=None):
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["ttl", "jsonld", "nt"]), default="ttl",
-              show_default=True, help="RDF serialisation (jsonld: compacted, with an @context of the prefixes).")
+@click.option("--format", "fmt", type=click.Choice(["ttl", "jsonld", "nt", "nq", "trig"]), default="ttl",
+              show_default=True, help="RDF serialisation (jsonld: compacted, with an @context of the prefixes; "
+              "nq and trig: the named graphs, one per data file).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to FILE (atomically) instead of standard output.")
 @click.option("--to-endpoint", default=None, metavar="URL",
@@ -34,11 +35,14 @@ def export(fmt, output, to_endpoint, graph, data_dir, all_symbols):
 
     Output is deterministic: the same data gives the same bytes. Every relation is written from
     both ends (inverse or mirror) and as skos:related; every concept is in one skos:ConceptScheme.
+    The dataset's VoID description (licence, creator, version, counts) comes with it; nq and trig
+    keep each data file's triples in a named graph of its own, as the SPARQL store holds them.
 
     \b
     Examples:
       atlas export --format ttl -o atlas.ttl
       atlas export --format jsonld -o atlas.jsonld
+      atlas export --format nq -o atlas.nq
       atlas export --to-endpoint http://127.0.0.1:7878/store
       atlas export --all-symbols --format nt -o atlas-api.nt
     """
