@@ -631,9 +631,11 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
 
 
 def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None, repos_dir=None,
-         hops: int = 1) -> Answer:
+         hops: int = 1, base: str | None = None) -> Answer:
     """`atlas map`: write the site (with a page for each source file behind the pins when local
-    clones are found); the answer names the folder, the first page and the source pages."""
+    clones are found); the answer names the folder, the first page and the source pages. With
+    `base` (where the site will be served), each record's page names its IRI under it and has its
+    Turtle beside it (`htmlmap.publish`)."""
     import os
 
     from .htmlmap import build_site
@@ -641,12 +643,21 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     from .paths import choose_data, describe
 
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
+    if base is not None:
+        from .rdf import check_base
+
+        check_base(base)
     chosen = choose_data(data_dir)
     opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
     absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
     api = [opened.api.page(r) for r in opened.api.repos()]
+    published = None
+    if base is not None:
+        from .rdf import build_graph, rebase
+
+        published = (base, rebase(build_graph(opened.atlas, opened.data_dir / "ontology.ttl"), opened.atlas, base))
     paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent),
-                       api=api)
+                       api=api, published=published)
     plural = "s" if len(paths) != 1 else ""
     source = sum(1 for p in paths if "/source/" in p.as_posix())
     clones = (f"source pages: {source} (from {len(code.clones)} local clone(s) under {root})" if code is not None
@@ -657,12 +668,14 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
-           data_dir=None, all_symbols: bool = False) -> Answer:
+           data_dir=None, all_symbols: bool = False, base: str | None = None) -> Answer:
     """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint. The
     graph holds every release and the API symbols concepts name; `all_symbols` adds every symbol of
     the API histories (about 4x the triples: see docs/benchmarks.md). The dataset's VoID description
     (licence, creator, version, counts, the store's named graphs) comes with it; `nq` and `trig`
-    write the SPARQL store's named graphs (one per data file), the description in a graph of its own."""
+    write the SPARQL store's named graphs (one per data file), the description in a graph of its own.
+    With `base`, every concept, flow and repository IRI is its page's under `base` (`rdf.rebase`), as
+    `atlas map --base` publishes them (ttl, jsonld and nt)."""
     from .errors import AtlasError, Location
     from .opened import Opened
     from .rdf import build_graph, describe_dataset, serialize
@@ -673,6 +686,13 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
         from .sparql import check_url
 
         check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
+    if base is not None:
+        from .rdf import check_base
+
+        check_base(base)
+        if fmt in QUAD_FORMATS:
+            raise AtlasError(f"--base goes with ttl, jsonld or nt, not {fmt}", Location("--base"),
+                             "the named graphs are the SPARQL store's, under the atlas's own IRIs")
     if all_symbols and fmt in QUAD_FORMATS:
         raise AtlasError(f"--all-symbols goes with ttl, jsonld or nt, not {fmt}", Location("--all-symbols"),
                          "the named graphs are the SPARQL store's, which holds the symbols concepts name")
@@ -681,6 +701,10 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
     g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl", api=api)
     quads, graphs = store_quads(opened)
     described = describe_dataset(g, graphs)
+    if base is not None:
+        from .rdf import rebase
+
+        g = rebase(g, opened.atlas, base)
     if to_endpoint:
         from .sparql import load_endpoint
 

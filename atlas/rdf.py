@@ -906,3 +906,50 @@ def service_description(described: Graph, endpoint: str) -> Graph:
         out.add((service, SD.resultFormat, formats[name]))
     out.add((service, SD.defaultDataset, DATASET_IRI))
     return out
+
+
+# -- published IRIs: each record's IRI under a base where the site is served -------------------------
+
+
+def record_pages(atlas: Atlas) -> dict[URIRef, str]:
+    """Each concept's, flow's and repository's IRI -> its page in the site, relative to the site root
+    (the paths `atlas map` writes)."""
+    pages: dict[URIRef, str] = {concept_iri(c.id): f"concepts/{c.id}.html" for c in atlas.concepts}
+    pages.update({ID[f"flow/{f.id}"]: f"flow-{f.id}.html" for f in atlas.flows})
+    pages.update({repo_iri(r.id): f"repos/{r.id}.html" for r in atlas.repositories})
+    return pages
+
+
+def published_iri(base: str, page: str) -> URIRef:
+    """A record's IRI when the site is published at `base`: its page's URL with the fragment `#it`
+    (the page describes the record; fetching the IRI fetches the page)."""
+    return URIRef(base + page + "#it")
+
+
+def rebase(g: Graph, atlas: Atlas, base: str) -> Graph:
+    """`g` with every concept, flow and repository IRI replaced by its published IRI under `base`, and
+    each linked to its page (`foaf:page`) and its Turtle beside the page (`rdfs:seeAlso`)."""
+    pages = record_pages(atlas)
+    renamed: dict[Any, URIRef] = {iri: published_iri(base, page) for iri, page in pages.items()}
+    out = Graph()
+    for prefix, ns in g.namespaces():
+        out.bind(prefix, ns)
+    out.bind("foaf", FOAF)
+    for s, p, o in g:
+        out.add((renamed.get(s, s), p, renamed.get(o, o)))
+    for iri, page in pages.items():
+        out.add((renamed[iri], FOAF.page, URIRef(base + page)))
+        out.add((renamed[iri], RDFS.seeAlso, URIRef(base + page[:-len(".html")] + ".ttl")))
+    return out
+
+
+def check_base(base: str) -> str:
+    """A base IRI to publish under: absolute http(s), ending with a slash."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.netloc or not base.endswith("/") or parts.query \
+            or parts.fragment:
+        raise AtlasError(f'"{base[:80]}" cannot be a base IRI', Location("--base"),
+                         "give the site's address, http(s) and ending with a slash: https://example.org/atlas/")
+    return base

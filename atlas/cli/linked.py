@@ -29,8 +29,11 @@ def run_sparql(text, path, endpoint, results, data_dir, limits=None):
               help="With --to-endpoint: the named graph to replace (default: the default graph).")
 @click.option("--all-symbols", is_flag=True, default=False,
               help="Every public API symbol of data/api/ (default: every release, and the symbols concepts name).")
+@click.option("--base", default=None, metavar="IRI",
+              help="Where `atlas map --base` publishes the site: every concept, flow and repository IRI becomes "
+                   "its page's (https://example.org/atlas/concepts/hccs.html#it).")
 @data_option
-def export(fmt, output, to_endpoint, graph, data_dir, all_symbols):
+def export(fmt, output, to_endpoint, graph, data_dir, all_symbols, base):
     """Export the atlas as RDF (SKOS, PROV-O, DCTERMS, DOAP and data/ontology.ttl).
 
     Output is deterministic: the same data gives the same bytes. Every relation is written from
@@ -46,4 +49,4 @@ def export(fmt, output, to_endpoint, graph, data_dir, all_symbols):
       atlas export --to-endpoint http://127.0.0.1:7878/store
       atlas export --all-symbols --format nt -o atlas-api.nt
     """
-    finish(commands.export(fmt, output, to_endpoint, graph, data_dir, all_symbols))
+    finish(commands.export(fmt, output, to_endpoint, graph, data_dir, all_symbols, base))
