@@ -631,9 +631,11 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
 
 
 def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir=None, repos_dir=None,
-         hops: int = 1) -> Answer:
+         hops: int = 1, base: str | None = None) -> Answer:
     """`atlas map`: write the site (with a page for each source file behind the pins when local
-    clones are found); the answer names the folder, the first page and the source pages."""
+    clones are found); the answer names the folder, the first page and the source pages. With
+    `base` (where the site will be served), each record's page names its IRI under it and has its
+    Turtle beside it (`htmlmap.publish`)."""
     import os
 
     from .htmlmap import build_site
@@ -641,12 +643,21 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     from .paths import choose_data, describe
 
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
+    if base is not None:
+        from .rdf import check_base
+
+        check_base(base)
     chosen = choose_data(data_dir)
     opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
     absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
     api = [opened.api.page(r) for r in opened.api.repos()]
+    published = None
+    if base is not None:
+        from .rdf import build_graph, rebase
+
+        published = (base, rebase(build_graph(opened.atlas, opened.data_dir / "ontology.ttl"), opened.atlas, base))
     paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent),
-                       api=api)
+                       api=api, published=published)
     plural = "s" if len(paths) != 1 else ""
     source = sum(1 for p in paths if "/source/" in p.as_posix())
     clones = (f"source pages: {source} (from {len(code.clones)} local clone(s) under {root})" if code is not None
@@ -657,13 +668,17 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
 
 
 def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph: str | None = None,
-           data_dir=None, all_symbols: bool = False) -> Answer:
+           data_dir=None, all_symbols: bool = False, base: str | None = None) -> Answer:
     """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint. The
     graph holds every release and the API symbols concepts name; `all_symbols` adds every symbol of
-    the API histories (about 4x the triples: see docs/benchmarks.md)."""
+    the API histories (about 4x the triples: see docs/benchmarks.md). The dataset's VoID description
+    (licence, creator, version, counts, the store's named graphs) comes with it; `nq` and `trig`
+    write the SPARQL store's named graphs (one per data file), the description in a graph of its own.
+    With `base`, every concept, flow and repository IRI is its page's under `base` (`rdf.rebase`), as
+    `atlas map --base` publishes them (ttl, jsonld and nt)."""
     from .errors import AtlasError, Location
     from .opened import Opened
-    from .rdf import build_graph, serialize
+    from .rdf import build_graph, describe_dataset, serialize
 
     if output:
         output = _output_file(output)
@@ -671,15 +686,34 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
         from .sparql import check_url
 
         check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
+    if base is not None:
+        from .rdf import check_base
+
+        check_base(base)
+        if fmt in QUAD_FORMATS:
+            raise AtlasError(f"--base goes with ttl, jsonld or nt, not {fmt}", Location("--base"),
+                             "the named graphs are the SPARQL store's, under the atlas's own IRIs")
+    if all_symbols and fmt in QUAD_FORMATS:
+        raise AtlasError(f"--all-symbols goes with ttl, jsonld or nt, not {fmt}", Location("--all-symbols"),
+                         "the named graphs are the SPARQL store's, which holds the symbols concepts name")
     opened = Opened(data_dir)
     api = [(opened.api.surface(r), opened.api.symbols(r)) for r in opened.api.repos()] if all_symbols else None
     g = build_graph(opened.atlas, opened.data_dir / "ontology.ttl", api=api)
+    quads, graphs = store_quads(opened)
+    described = describe_dataset(g, graphs)
+    if base is not None:
+        from .rdf import rebase
+
+        g = rebase(g, opened.atlas, base)
     if to_endpoint:
         from .sparql import load_endpoint
 
-        status = load_endpoint(serialize(g, "nt"), to_endpoint, graph)
-        return Answer(f"loaded {len(g)} triples into {to_endpoint} (HTTP {status})")
-    text = serialize(g, fmt)
+        status = load_endpoint(serialize(g + described, "nt"), to_endpoint, graph)
+        return Answer(f"loaded {len(g) + len(described)} triples into {to_endpoint} (HTTP {status})")
+    if fmt in QUAD_FORMATS:
+        text, count = dataset_text(quads, described, fmt), len(quads.splitlines()) + len(described)
+    else:
+        text, count = serialize(g + described, fmt), len(g) + len(described)
     if not output:
         return Answer(text[:-1] if text.endswith("\n") else text)
     from .cache import atomic_write
@@ -688,7 +722,60 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
         atomic_write(output, text)
     except OSError as exc:
         raise AtlasError(f"cannot write the export: {exc.strerror or exc}", Location(str(output))) from None
-    return Answer("", terminal_safe(f"wrote {len(g)} triples to {output}"))
+    return Answer("", terminal_safe(f"wrote {count} {'quads' if fmt in QUAD_FORMATS else 'triples'} to {output}"))
+
+
+def dataset_description(data_dir=None):
+    """The VoID description of the export (an rdflib graph), as `atlas export` writes it."""
+    from .opened import Opened
+    from .rdf import build_graph, describe_dataset
+
+    opened = Opened(data_dir)
+    _quads, graphs = store_quads(opened)
+    return describe_dataset(build_graph(opened.atlas, opened.data_dir / "ontology.ttl"), graphs)
+
+
+QUAD_FORMATS = ("nq", "trig")
+DATASET_GRAPH = "#dataset"  # the key of the graph that holds the dataset's description in nq and trig
+
+
+def store_quads(opened) -> tuple[bytes, dict[str, int]]:
+    """The SPARQL store's quads as N-Quads, and the triples in each of its named graphs."""
+    import os
+
+    import pyoxigraph as ox
+
+    source = opened.sparql_store()
+    if isinstance(source, (bytes, bytearray)):  # a cache that cannot hold a store: the quads themselves
+        store = ox.Store()
+        store.bulk_load(input=bytes(source), format=ox.RdfFormat.N_QUADS)
+    else:
+        with source:
+            store = ox.Store()
+            store.bulk_load(input=ox.Store.read_only(os.fspath(source)).dump(format=ox.RdfFormat.N_QUADS),
+                            format=ox.RdfFormat.N_QUADS)
+    rows = store.query("SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")
+    graphs = {str(row["g"].value): int(row["n"].value) for row in rows}  # type: ignore[union-attr]
+    return store.dump(format=ox.RdfFormat.N_QUADS) or b"", graphs
+
+
+def dataset_text(quads: bytes, described, fmt: str) -> str:
+    """N-Quads (sorted lines) or TriG (a block per graph, in order, its triples sorted) of the
+    store's quads and the description, the latter in the graph `.../graph/%23dataset`."""
+    from .sparqlstore import graph_iri
+
+    home = f" <{graph_iri(DATASET_GRAPH)}> ."
+    lines = [line for line in quads.decode().splitlines() if line.strip()]
+    lines += [line[:-2] + home for line in described.serialize(format="nt").splitlines() if line.strip()]
+    lines.sort()
+    if fmt == "nq":
+        return "\n".join(lines) + "\n"
+    blocks: dict[str, list[str]] = {}
+    for line in lines:  # every quad is in a named graph; the graph IRI is the last term
+        triple, name = line[:-2].rsplit(" <", 1)
+        blocks.setdefault("<" + name, []).append(triple + " .")
+    return "".join(f"{name} {{\n" + "".join(f"  {t}\n" for t in sorted(triples)) + "}\n\n"
+                   for name, triples in sorted(blocks.items()))
 
 
 def _output_file(output: str) -> str:

@@ -127,3 +127,57 @@ def flow(f: FlowView) -> str:
     if f["evidence"]:
         lines += ["", "## Evidence", *_evidence(f["evidence"])]
     return "\n".join(lines) + "\n"
+
+
+def _inline(value: Any) -> str | None:
+    """A value short enough for one line (a scalar or a bilingual text), else None."""
+    if isinstance(value, dict) and value and set(value) <= {"en", "zh"} and \
+            all(isinstance(v, str) for v in value.values()):
+        return " / ".join(v for v in dict.fromkeys(value.values()) if v)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(str(v) for v in value)
+    return None
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {} or _inline(value) == ""
+
+
+def _outline(value: Any, indent: str) -> list[str]:
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _empty(item):
+                continue
+            short = _inline(item)
+            if short is not None:
+                lines.append(f"{indent}- {key}: {short}")
+            else:
+                lines.append(f"{indent}- {key}:")
+                lines += _outline(item, indent + "  ")
+    elif isinstance(value, list):
+        for item in value:
+            lines += _item(item, indent)
+    else:
+        lines.append(f"{indent}- {_inline(value)}")
+    return lines
+
+
+def _item(item: Any, indent: str) -> list[str]:
+    """One list item: its short fields on the bullet's line ("key: value; ..."), the others below."""
+    short = _inline(item)
+    if short is not None:
+        return [f"{indent}- {short}"]
+    if not isinstance(item, dict):
+        return [f"{indent}-", *_outline(item, indent + "  ")]
+    head = [f"{k}: {_inline(v)}" for k, v in item.items() if not _empty(v) and _inline(v) is not None]
+    rest = {k: v for k, v in item.items() if not _empty(v) and _inline(v) is None}
+    return [f"{indent}- " + "; ".join(head), *_outline(rest, indent + "  ")]
+
+
+def outline(value: Any) -> str:
+    """Any answer (a view, a page of one) as a Markdown outline: a bullet per field or item,
+    nested as the value is, bilingual texts on one line (English / 中文), empty fields left out."""
+    return "\n".join(_outline(value, "")) + "\n"

@@ -11,9 +11,9 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .errors import AtlasError
-from .mcpserver import INSTRUCTIONS, LOOKUP_WORKERS, SPARQL_WORKERS, AtlasTools, document_path, error_text
+from .markdown import outline
+from .mcpserver import INSTRUCTIONS, LOOKUP_WORKERS, SPARQL_WORKERS, AtlasTools, error_text
 from .mcpshapes import tool_schema
-from .output import to_json
 
 
 def _text(description: str):
@@ -37,6 +37,18 @@ PathTo = Annotated[str, _text("The concept to reach.")]
 Topic = Annotated[str | None, _text("A concept, or words, the claims are about (omit for all claims).")]
 Status = Annotated[str | None, _text("Only claims with this status (confirmed, refuted, open, hypothesis ...).")]
 FlowName = Annotated[str, _text("A flow id, title or unique prefix (atlas flow lists them).")]
+CardSection = Annotated[Literal["summary", "evidence", "claims", "relations", "history"],  # CARD_SECTIONS
+                        _text("Which part of the card: summary (default: names, answers, explanations, "
+                              "hardware, lifecycle, first visible), evidence, claims, relations or history.")]
+FlowSection = Annotated[Literal["summary", "steps", "edges"],  # FLOW_SECTIONS
+                        _text("Which part of the flow: summary (default: title, summary, evidence, choices), "
+                              "steps or edges.")]
+Uri = Annotated[str, _text("A uri from a search hit or a resource: atlas://concept/ID, atlas://claim/ID, "
+                           "atlas://flow/ID, atlas://claims/STATUS, atlas://repo/OWNER/NAME, atlas://docs/NAME.")]
+Offset = Annotated[int, _text("The character to start from (0 for the beginning; next_offset of the answer "
+                              "before to go on).")]
+MaxLength = Annotated[int, _text("At most this many characters (1-20000; fewer when the bytes would exceed "
+                                 "16,000).")]
 TimelineTerm = Annotated[str | None, _text("Only this concept or probe value.")]
 TimelineRepo = Annotated[str | None, _text("Only this repository, owner/name.")]
 Query = Annotated[str, _text("A read-only SPARQL 1.1 query (SELECT, ASK, CONSTRUCT, DESCRIBE); prefixes atlas: "
@@ -47,12 +59,14 @@ TITLES = {
     "search": "Search the atlas", "card": "Concept card", "compare": "Compare concepts",
     "related": "Related concepts", "path": "Path between two concepts", "claims": "Claims and their evidence",
     "flow": "Flow as ordered steps", "timeline": "When concepts became visible", "sparql": "Read-only SPARQL query",
+    "fetch": "Read a record or document as Markdown",
 }
 
 
 class _Caller:
     """Runs a tool's function in a worker thread of its pool and makes the MCP answer: the value
-    as structured content and as JSON text, or an error result with the command line's message."""
+    as structured content and as a Markdown outline (`fetch`: its Markdown, and where it sits), or
+    an error result with the command line's message."""
 
     def __init__(self):
         import anyio
@@ -71,7 +85,8 @@ class _Caller:
             value = await anyio.to_thread.run_sync(partial(fn, *args), limiter=self.pools[pool])
         except AtlasError as exc:
             raise ToolError(error_text(exc)) from None
-        return CallToolResult(content=[TextContent(type="text", text=to_json(value))], structured_content=value)
+        text, value = value if isinstance(value, tuple) else (outline(value), value)
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=value)
 
 
 def build_server(data_dir=None):
@@ -87,9 +102,24 @@ def build_server(data_dir=None):
     tools = AtlasTools(data_dir)
     call = _Caller()
     functions = {**_lookup_tools(tools, call), **_more_tools(tools, call)}
-    server = MCPServer(name="ascend-atlas", title="Ascend communication atlas", instructions=INSTRUCTIONS,
-                       version=release, tools=[_tool(name, fn) for name, fn in functions.items()],
-                       resources=_resources(tools))
+
+    class Server(MCPServer):
+        """The SDK's server, listing the records' resources (which need the atlas opened) only when
+        a client first asks, so that start-up does not wait for the atlas."""
+        listed = False
+
+        async def list_resources(self):
+            import anyio.to_thread
+
+            if not self.listed:
+                for resource in await anyio.to_thread.run_sync(_record_resources, tools):
+                    self.add_resource(resource)
+                self.listed = True
+            return await super().list_resources()
+
+    server = Server(name="ascend-atlas", title="Ascend communication atlas", instructions=INSTRUCTIONS,
+                    version=release, tools=[_tool(name, fn) for name, fn in functions.items()],
+                    resources=_document_resources(tools))
     _templates_and_prompt(server, tools)
     return server
 
@@ -104,7 +134,17 @@ def _tool(name: str, fn):
                             open_world_hint=False)
     tool = Tool.from_function(fn, name=name, title=TITLES[name], annotations=hints, structured_output=False)
     tool.fn_metadata.output_schema = tool_schema(name)  # published; the answers are made to it
+    tool.fn_metadata.arg_model = _strict(tool.fn_metadata.arg_model)  # an argument it does not take: an error
+    tool.parameters["additionalProperties"] = False
     return tool
+
+
+def _strict(model):
+    """The SDK's argument model of a tool, refusing arguments the tool does not take."""
+    from pydantic import ConfigDict
+
+    return type(model.__name__, (model,), {"model_config": ConfigDict(arbitrary_types_allowed=True, extra="forbid"),
+                                           "__module__": model.__module__})
 
 
 def _lookup_tools(tools: AtlasTools, call: _Caller) -> dict:
@@ -113,10 +153,13 @@ def _lookup_tools(tools: AtlasTools, call: _Caller) -> dict:
         Answers in pages (page.next_cursor)."""
         return await call(tools.search, text, lang, limit, cursor)
 
-    async def card(term: Term, lang: Lang = "all", as_of: AsOf = None):
-        """A concept's full card: answers to the six questions, beginner and professional
-        explanations, relations, claims, flows, evidence pins with confidence, and history."""
-        return await call(tools.card, term, lang, as_of)
+    async def card(term: Term, lang: Lang = "all", as_of: AsOf = None, section: CardSection = "summary",
+                   cursor: Cursor = None):
+        """A concept's card, a section at a time: the summary (names, answers to the six questions,
+        beginner and professional explanations, hardware, lifecycle, first visible), then on request
+        its evidence pins with confidence, claims, relations (and flows) or history. Long sections
+        answer in pages (page.next_cursor)."""
+        return await call(tools.card, term, lang, as_of, section, cursor)
 
     async def compare(terms: Terms):
         """Concepts side by side: kind, each question's answer, hardware, lifecycle, first visible."""
@@ -139,9 +182,11 @@ def _more_tools(tools: AtlasTools, call: _Caller) -> dict:
         ranked. Answers in pages (page.next_cursor)."""
         return await call(tools.claims, topic, status, cursor)
 
-    async def flow(name: FlowName):
-        """An execution path as ordered steps, each with its actor, concepts and source pin."""
-        return await call(tools.flow, name)
+    async def flow(name: FlowName, section: FlowSection = "summary", cursor: Cursor = None):
+        """An execution path, a section at a time: the summary (title, summary, evidence, choices),
+        then its ordered steps (each with its actor, concepts and source pin) or its edges. Long
+        sections answer in pages (page.next_cursor)."""
+        return await call(tools.flow, name, section, cursor)
 
     async def timeline(term: TimelineTerm = None, repo: TimelineRepo = None, as_of: AsOf = None,
                        cursor: Cursor = None):
@@ -153,20 +198,25 @@ def _more_tools(tools: AtlasTools, call: _Caller) -> dict:
     async def sparql(query: Query, cursor: Cursor = None):
         """Run a read-only SPARQL query over the atlas's RDF; updates and SERVICE are refused.
         SELECT answers in pages of bindings, CONSTRUCT and DESCRIBE in pages of JSON-LD nodes
-        (page.next_cursor; the query runs again for each page)."""
+        (page.next_cursor; the next pages come from the stored result, not another run)."""
         return await call(tools.sparql, query, cursor, pool="sparql")
 
-    return {"claims": claims, "flow": flow, "timeline": timeline, "sparql": sparql}
+    async def fetch(uri: Uri, offset: Offset = 0, max_length: MaxLength = 8000):
+        """Read a record (concept card, claim, flow, repository, claims by status) or a document as
+        Markdown, from `offset`, at most `max_length` characters; next_offset says where to go on."""
+        return await call(tools.fetch, uri, offset, max_length)
+
+    return {"claims": claims, "flow": flow, "timeline": timeline, "sparql": sparql, "fetch": fetch}
 
 
-def _reader(name: str, fn, *args):
-    """A resource's read function (named, as the SDK wants): `fn(*args)`, an AtlasError as the
-    SDK's resource error."""
+def _reader(name: str, tools: AtlasTools, uri: str):
+    """A resource's read function (named, as the SDK wants): the first page of the Markdown at
+    `uri`, an AtlasError as the SDK's resource error."""
     def read() -> str:
         from mcp.server.mcpserver.exceptions import ResourceError
 
         try:
-            return fn(*args)
+            return tools.page_of(uri, None)
         except AtlasError as exc:
             raise ResourceError(error_text(exc)) from None
 
@@ -174,34 +224,49 @@ def _reader(name: str, fn, *args):
     return read
 
 
-def _resources(tools: AtlasTools) -> list:
-    """The documents, every flow and every group of claims (by status), as Markdown resources."""
+def _resource(tools: AtlasTools, uri: str, name: str, title: str, description: str):
     from mcp.server.mcpserver.resources import FunctionResource
 
-    def resource(uri: str, name: str, title: str, description: str, fn, *args):
-        return FunctionResource.from_function(_reader(name, fn, *args), uri, name=name, title=title,
-                                              description=description, mime_type="text/markdown")
+    return FunctionResource.from_function(_reader(name, tools, uri), uri, name=name, title=title,
+                                          description=description + " Long ones come in pages (?page=2 ...).",
+                                          mime_type="text/markdown")
 
-    out = [resource("atlas://docs/readme", "readme", "README: the atlas and how to use it",
-                    "What the atlas is, its commands, JSON, MCP tools and reliability promises.",
-                    tools.document, "README.md")]
-    if document_path("docs/schema.md", tools.data_dir):
-        out.append(resource("atlas://docs/schema", "schema", "The data's schema (docs/schema.md)",
-                            "How data/ is written: concepts, relations, evidence pins, claims, flows, "
-                            "the timeline.", tools.document, "docs/schema.md"))
+
+def _document_resources(tools: AtlasTools) -> list:
+    """The documents: the README and the pages of docs/."""
+    out = [_resource(tools, "atlas://docs/readme", "readme", "README: the atlas and how to use it",
+                     "What the atlas is and where its documentation is.")]
+    for name in tools.documents()[1:]:
+        first = tools.document(name).partition("\n")[0].lstrip("# ").strip()
+        out.append(_resource(tools, f"atlas://docs/{name}", name, first or f"docs/{name}.md",
+                             f"The documentation page docs/{name}.md."))
+    return out
+
+
+def _record_resources(tools: AtlasTools) -> list:
+    """Every flow and every group of claims (by status), as Markdown resources."""
     try:
         flows, groups = tools.atlas.flows, tools.claim_groups()
     except AtlasError:  # bad data: the tools say what is wrong when they are called
         flows, groups = [], {}
+    out = []
     for f in sorted(flows, key=lambda f: f.id):
-        out.append(resource(f"atlas://flow/{f.id}", f"flow-{f.id}", f"Flow: {f.title.en} / {f.title.zh}",
-                            f"{len(f.steps)} steps, in order, with actors, concepts and source pins.",
-                            tools.flow_markdown, f.id))
+        out.append(_resource(tools, f"atlas://flow/{f.id}", f"flow-{f.id}", f"Flow: {f.title.en} / {f.title.zh}",
+                             f"{len(f.steps)} steps, in order, with actors, concepts and source pins."))
     for status, n in groups.items():
-        out.append(resource(f"atlas://claims/{status}", f"claims-{status}", f"Claims with status {status}",
-                            f"The {n} claim(s) the atlas holds as {status}, with their evidence.",
-                            tools.claim_group_markdown, status))
+        out.append(_resource(tools, f"atlas://claims/{status}", f"claims-{status}", f"Claims with status {status}",
+                             f"The {n} claim(s) the atlas holds as {status}, with their evidence."))
     return out
+
+
+TEMPLATES = {
+    "concept": ("atlas://concept/{ident}{?page}", "A concept card as Markdown, both languages."),
+    "claim": ("atlas://claim/{ident}{?page}", "A claim with its status and evidence, as Markdown."),
+    "flow": ("atlas://flow/{ident}{?page}", "A flow as ordered steps, as Markdown."),
+    "claims": ("atlas://claims/{ident}{?page}", "Every claim with one status, as Markdown."),
+    "repo": ("atlas://repo/{owner}/{name}{?page}", "A repository with its harvest and probes, as Markdown."),
+    "docs": ("atlas://docs/{ident}{?page}", "A document: readme, or a page of docs/ by name."),
+}
 
 
 def _templates_and_prompt(server, tools: AtlasTools) -> None:
@@ -209,32 +274,31 @@ def _templates_and_prompt(server, tools: AtlasTools) -> None:
     from mcp.shared.exceptions import MCPError
     from mcp.types import INVALID_PARAMS
 
-    def resource(fn, ident):
+    def paged(uri: str, page: str | None) -> str:
         try:
-            return fn(ident)
+            return tools.page_of(uri, page)
         except AtlasError as exc:
             raise ResourceNotFoundError(error_text(exc)) from None
 
-    @server.resource("atlas://concept/{ident}", mime_type="text/markdown",
-                     description="A concept card as Markdown, both languages.")
-    def concept_resource(ident: str) -> str:
-        return resource(tools.concept_markdown, ident)
+    def reader(kind: str):
+        def read(ident: str, page: str | None = None) -> str:
+            return paged(f"atlas://{kind}/{ident}", page)
 
-    @server.resource("atlas://claim/{ident}", mime_type="text/markdown",
-                     description="A claim with its status and evidence, as Markdown.")
-    def claim_resource(ident: str) -> str:
-        return resource(tools.claim_markdown, ident)
+        read.__name__ = f"{kind}_resource"
+        return read
 
-    @server.resource("atlas://flow/{ident}", mime_type="text/markdown",
-                     description="A flow as ordered steps, as Markdown.")
-    def flow_resource(ident: str) -> str:
-        return resource(tools.flow_markdown, ident)
+    def read_repo(owner: str, name: str, page: str | None = None) -> str:
+        return paged(f"atlas://repo/{owner}/{name}", page)
+
+    for kind, (template, description) in TEMPLATES.items():
+        read = read_repo if kind == "repo" else reader(kind)
+        server.resource(template, mime_type="text/markdown", description=description)(read)
 
     @server.prompt()
     def explain(term: ExplainTerm) -> str:
         """Explain a concept from its atlas card, citing evidence pins."""
         try:
-            text = tools.concept_markdown(tools.concept(term).id)
+            text = tools.page_of(f"atlas://concept/{tools.concept(term).id}", None)
         except AtlasError as exc:  # a protocol error the SDK passes on with its message
             raise MCPError(INVALID_PARAMS, error_text(exc)) from None
         return ("Explain the following concept from the Ascend communication atlas. Answer only "

@@ -1,7 +1,8 @@
 """What each MCP tool answers: the shapes (TypedDicts) and the JSON Schemas the server declares
 as the tools' `outputSchema`.
 
-A card and a flow are the view layer's own `views.Card` and `views.FlowView`, and the claims are
+A card and a flow come in sections whose fields are those of the view layer's own `views.Card`
+and `views.FlowView` (each optional, as a section holds some), and the claims are
 `views.ClaimView`: pydantic derives their schemas from those declarations, so a field added to a
 view is in the schema with no edit here. The other answers (search hits, compare, related, path,
 the timeline, SPARQL results) are plain dicts of `atlas.queries`, `atlas.search` and `atlas.sparql`
@@ -29,6 +30,7 @@ class SearchHit(TypedDict):
     name: TextView
     score: float
     snippet: Snippet
+    uri: str  # the hit's resource, as `fetch` reads it: atlas://concept/ID, ...
 
 
 class Intent(TypedDict):
@@ -88,6 +90,43 @@ class RelatedAnswer(TypedDict):
 
 PathStep = TypedDict("PathStep", {"from": str, "to": str, "relation": str, "direction": str})
 PathAnswer = TypedDict("PathAnswer", {"from": str, "to": str, "steps": list[PathStep]})
+
+
+def _partial(view: Any, name: str) -> Any:
+    """The view's TypedDict with every key optional (a section holds some of them)."""
+    import typing
+
+    hints = typing.get_type_hints(view, include_extras=True)
+    plain = {k: typing.get_args(h)[0] if typing.get_origin(h) is NotRequired else h for k, h in hints.items()}
+    return TypedDict(name, {k: NotRequired[h] for k, h in plain.items()})  # type: ignore[operator]
+
+
+CardPart = _partial(views.Card, "CardPart")
+FlowPart = _partial(views.FlowView, "FlowPart")
+
+
+class CardAnswer(TypedDict):
+    id: str
+    section: str  # the part of the card this answer holds
+    sections: list[str]  # every part, the summary first
+    card: CardPart  # type: ignore[valid-type]  # the fields of `views.Card` this section holds
+    page: Page
+
+
+class FlowAnswer(TypedDict):
+    id: str
+    section: str
+    sections: list[str]
+    flow: FlowPart  # type: ignore[valid-type]  # the fields of `views.FlowView` this section holds
+    page: Page
+
+
+class FetchAnswer(TypedDict):
+    uri: str
+    offset: int  # the first character given (the text content holds the Markdown)
+    length: int  # characters given
+    total: int  # characters in the whole document
+    next_offset: int | None  # give it as `offset` to go on; null at the end
 
 
 class ClaimsAnswer(TypedDict):
@@ -159,9 +198,9 @@ GraphAnswer = TypedDict("GraphAnswer", {"@context": dict[str, str], "@graph": li
 SparqlAnswer = SelectAnswer | AskAnswer | GraphAnswer
 
 SHAPES: dict[str, Any] = {
-    "search": SearchAnswer, "card": views.Card, "compare": CompareAnswer, "related": RelatedAnswer,
-    "path": PathAnswer, "claims": ClaimsAnswer, "flow": views.FlowView, "timeline": TimelineAnswer,
-    "sparql": SparqlAnswer,
+    "search": SearchAnswer, "card": CardAnswer, "compare": CompareAnswer, "related": RelatedAnswer,
+    "path": PathAnswer, "claims": ClaimsAnswer, "flow": FlowAnswer, "timeline": TimelineAnswer,
+    "sparql": SparqlAnswer, "fetch": FetchAnswer,
 }
 
 

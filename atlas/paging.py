@@ -93,9 +93,10 @@ def _item_bytes(item: Any, depth: int) -> int:
 
 
 def page(value: dict, paths: Sequence[Path], offset: int, call: str, render: Callable[[Any], str],
-         budget: int = PAGE_BYTES) -> dict:
+         budget: int = PAGE_BYTES, item_bytes: Callable[[Any, int], int] = _item_bytes) -> dict:
     """The page of `value` that starts at item `offset` and whose text, `render(page)`, fits the
-    budget, with its `page` field. `offset` past the end is an error (the data changed)."""
+    budget, with its `page` field. `item_bytes(item, depth)` estimates what one item adds to the
+    text. `offset` past the end is an error (the data changed)."""
     items = [(which, item) for which, path in enumerate(paths) for item in _get(value, path)]
     total = len(items)
     if offset > total:
@@ -112,7 +113,7 @@ def page(value: dict, paths: Sequence[Path], offset: int, call: str, render: Cal
     used = len(render(build(0)).encode()) + len(make_cursor(call, total))
     count = 0
     for which, item in items[offset:]:
-        used += _item_bytes(item, len(paths[which]) + 1)
+        used += item_bytes(item, len(paths[which]) + 1)
         if used > budget and count:
             break
         count += 1
@@ -122,3 +123,58 @@ def page(value: dict, paths: Sequence[Path], offset: int, call: str, render: Cal
         out = build(count)
     return out
 
+
+
+class Store:
+    """The whole answers of the latest calls, by their call digest, so that a cursor continues from
+    the stored answer instead of computing it again (the next page costs no more than the first).
+    Holds at most `size` answers, the least recently used dropped first; safe across threads."""
+
+    def __init__(self, size: int = 16):
+        import threading
+        from collections import OrderedDict
+
+        self.size = size
+        self._answers: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, call: str, compute: Callable[[], Any]) -> Any:
+        """The stored answer of `call`, or `compute()` stored under it (computed outside the lock)."""
+        with self._lock:
+            if call in self._answers:
+                self._answers.move_to_end(call)
+                return self._answers[call]
+        value = compute()
+        with self._lock:
+            self._answers[call] = value
+            self._answers.move_to_end(call)
+            while len(self._answers) > self.size:
+                self._answers.popitem(last=False)
+        return value
+
+
+def text_pages(text: str, budget: int = PAGE_BYTES - 1_000) -> list[str]:
+    """`text` cut into pages of at most `budget` UTF-8 bytes, at line ends where a line fits (a
+    longer line is cut between characters). Put together, the pages are the text."""
+    pages: list[str] = []
+    current: list[str] = []
+    used = 0
+    for line in text.splitlines(keepends=True):
+        size = len(line.encode())
+        while size > budget:  # a line longer than a page: cut it between characters
+            if current:
+                pages.append("".join(current))
+                current, used = [], 0
+            head = line.encode()[:budget].decode("utf-8", "ignore")
+            pages.append(head)
+            line = line[len(head):]
+            size = len(line.encode())
+        if used + size > budget and current:
+            pages.append("".join(current))
+            current, used = [], 0
+        if line:
+            current.append(line)
+            used += size
+    if current or not pages:
+        pages.append("".join(current))
+    return pages

@@ -783,3 +783,173 @@ def jsonld(g: Graph) -> str:
     nodes = sorted((norm(n) for n in nodes), key=lambda n: n.get("@id", ""))
     return json.dumps({"@context": context, "@graph": nodes}, ensure_ascii=False, indent=1,
                       sort_keys=True) + "\n"
+
+
+# -- the dataset's own description: VoID, licence, creator, version ---------------------------------
+
+VOID = Namespace("http://rdfs.org/ns/void#")
+SD = Namespace("http://www.w3.org/ns/sparql-service-description#")
+FOAF = Namespace("http://xmlns.com/foaf/0.1/")
+DATASET_IRI = ID["dataset"]
+MAINTAINERS = ID["agent/maintainers"]
+DATA_LICENSE = URIRef("https://creativecommons.org/licenses/by/4.0/")  # LICENSE-DATA
+CODE_LICENSE = URIRef("https://www.apache.org/licenses/LICENSE-2.0")  # LICENSE
+MAINTAINERS_NAME = Text(en="The maintainers of the Ascend communication atlas", zh="昇腾通信图谱的维护者")
+VOCABULARIES = (BASE + "ontology#", str(SKOS), str(PROV), str(DCTERMS), str(DOAP))
+
+
+def package_version() -> str:
+    """The atlas's release (the installed package's version; "0" in a source tree not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ascend-atlas")
+    except PackageNotFoundError:
+        return "0"
+
+
+def describe_dataset(g: Graph, graphs: dict[str, int] | None = None, endpoint: str | None = None) -> Graph:
+    """The VoID description of the export `g`: title, licence (CC BY 4.0, LICENSE-DATA), creator and
+    publisher, `owl:versionInfo` (the atlas's release and the data's date: its newest harvest, the
+    scheme's `dcterms:modified`), the counts (triples, entities, classes, properties), a partition per
+    class and per property, one per named graph of the SPARQL store (`graphs`: graph IRI -> triples,
+    each a `sd:NamedGraph` named by `sd:name`) and the SPARQL endpoint when one serves it. A graph of
+    its own: it describes `g` and is not counted in it."""
+    from collections import Counter
+
+    from rdflib.namespace import OWL
+
+    d = Graph()
+    for prefix, ns in {"void": VOID, "sd": SD, "foaf": FOAF, "dcterms": DCTERMS, "owl": OWL, "atlas": ATLAS,
+                       "xsd": XSD}.items():
+        d.bind(prefix, ns)
+    d.add((DATASET_IRI, RDF.type, VOID.Dataset))
+    _texts(d, DATASET_IRI, DCTERMS.title, SCHEME_TITLE)
+    _texts(d, DATASET_IRI, DCTERMS.description, SCHEME_DESCRIPTION)
+    d.add((DATASET_IRI, DCTERMS.license, DATA_LICENSE))
+    for role in (DCTERMS.creator, DCTERMS.publisher):
+        d.add((DATASET_IRI, role, MAINTAINERS))
+    d.add((MAINTAINERS, RDF.type, FOAF.Organization))
+    d.add((MAINTAINERS, RDF.type, DCTERMS.Agent))
+    _texts(d, MAINTAINERS, FOAF.name, MAINTAINERS_NAME)
+    modified = g.value(SCHEME_IRI, DCTERMS.modified)
+    day = str(modified)[:10] if modified is not None else "undated"
+    d.add((DATASET_IRI, OWL.versionInfo, Literal(f"atlas {package_version()}, data {day}")))
+    if modified is not None:
+        d.add((DATASET_IRI, DCTERMS.modified, modified))
+    d.add((DATASET_IRI, VOID.rootResource, SCHEME_IRI))
+    d.add((DATASET_IRI, VOID.uriSpace, Literal(str(ID))))
+    for vocabulary in VOCABULARIES:
+        d.add((DATASET_IRI, VOID.vocabulary, URIRef(vocabulary)))
+    d.add((DATASET_IRI, VOID.feature, URIRef("http://www.w3.org/ns/formats/Turtle")))
+    if endpoint:
+        d.add((DATASET_IRI, VOID.sparqlEndpoint, URIRef(endpoint)))
+    classes: Counter[Any] = Counter(o for o in g.objects(None, RDF.type) if isinstance(o, URIRef))
+    properties: Counter[Any] = Counter(p for _, p, _ in g)
+    counts = {VOID.triples: len(g), VOID.entities: len({s for s in g.subjects() if isinstance(s, URIRef)}),
+              VOID.classes: len(classes), VOID.properties: len(properties),
+              VOID.distinctSubjects: len(set(g.subjects())), VOID.distinctObjects: len(set(g.objects()))}
+    for prop, n in counts.items():
+        d.add((DATASET_IRI, prop, Literal(n)))
+    for cls, n in sorted(classes.items()):
+        part = ID[f"dataset/class/{_digest(str(cls))}"]
+        d.add((DATASET_IRI, VOID.classPartition, part))
+        d.add((part, VOID["class"], cls))
+        d.add((part, VOID.entities, Literal(n)))
+    for prop, n in sorted(properties.items()):
+        part = ID[f"dataset/property/{_digest(str(prop))}"]
+        d.add((DATASET_IRI, VOID.propertyPartition, part))
+        d.add((part, VOID.property, prop))
+        d.add((part, VOID.triples, Literal(n)))
+    d.add((DATASET_IRI, RDF.type, SD.Dataset))  # as the SPARQL store holds it: named graphs, their union
+    union = ID["dataset/union"]
+    d.add((DATASET_IRI, SD.defaultGraph, union))
+    d.add((union, RDF.type, SD.Graph))
+    d.add((union, VOID.triples, Literal(len(g))))
+    for name, n in sorted((graphs or {}).items()):
+        named, part = ID[f"dataset/named/{_digest(name)}"], ID[f"dataset/graph/{_digest(name)}"]
+        d.add((DATASET_IRI, SD.namedGraph, named))
+        d.add((named, RDF.type, SD.NamedGraph))
+        d.add((named, SD.name, URIRef(name)))
+        d.add((named, SD.graph, part))
+        d.add((DATASET_IRI, VOID.subset, part))
+        d.add((part, RDF.type, VOID.Dataset))
+        d.add((part, RDF.type, SD.Graph))
+        d.add((part, VOID.triples, Literal(n)))
+    return d
+
+
+RESULT_FORMATS = ("SPARQL_Results_XML", "SPARQL_Results_JSON", "SPARQL_Results_CSV", "SPARQL_Results_TSV",
+                  "Turtle", "JSON-LD", "N-Triples", "RDF_XML", "N-Quads", "TriG")
+
+
+def service_description(described: Graph, endpoint: str) -> Graph:
+    """The SPARQL 1.1 Service Description of the endpoint at `endpoint`: a read-only SPARQL 1.1 Query
+    service whose default dataset is the atlas (the VoID description `described`, with the endpoint
+    added), its default graph the union of the named graphs."""
+    from rdflib import BNode
+
+    out = Graph()
+    for prefix, ns in described.namespaces():
+        out.bind(prefix, ns)
+    out.bind("sd", SD)
+    for triple in described:
+        out.add(triple)
+    service, formats = BNode(), Namespace("http://www.w3.org/ns/formats/")
+    out.add((DATASET_IRI, VOID.sparqlEndpoint, URIRef(endpoint)))
+    out.add((service, RDF.type, SD.Service))
+    out.add((service, SD.endpoint, URIRef(endpoint)))
+    out.add((service, SD.supportedLanguage, SD.SPARQL11Query))
+    out.add((service, SD.feature, SD.UnionDefaultGraph))
+    out.add((service, SD.defaultEntailmentRegime, URIRef("http://www.w3.org/ns/entailment/Simple")))
+    for name in RESULT_FORMATS:
+        out.add((service, SD.resultFormat, formats[name]))
+    out.add((service, SD.defaultDataset, DATASET_IRI))
+    return out
+
+
+# -- published IRIs: each record's IRI under a base where the site is served -------------------------
+
+
+def record_pages(atlas: Atlas) -> dict[URIRef, str]:
+    """Each concept's, flow's and repository's IRI -> its page in the site, relative to the site root
+    (the paths `atlas map` writes)."""
+    pages: dict[URIRef, str] = {concept_iri(c.id): f"concepts/{c.id}.html" for c in atlas.concepts}
+    pages.update({ID[f"flow/{f.id}"]: f"flow-{f.id}.html" for f in atlas.flows})
+    pages.update({repo_iri(r.id): f"repos/{r.id}.html" for r in atlas.repositories})
+    return pages
+
+
+def published_iri(base: str, page: str) -> URIRef:
+    """A record's IRI when the site is published at `base`: its page's URL with the fragment `#it`
+    (the page describes the record; fetching the IRI fetches the page)."""
+    return URIRef(base + page + "#it")
+
+
+def rebase(g: Graph, atlas: Atlas, base: str) -> Graph:
+    """`g` with every concept, flow and repository IRI replaced by its published IRI under `base`, and
+    each linked to its page (`foaf:page`) and its Turtle beside the page (`rdfs:seeAlso`)."""
+    pages = record_pages(atlas)
+    renamed: dict[Any, URIRef] = {iri: published_iri(base, page) for iri, page in pages.items()}
+    out = Graph()
+    for prefix, ns in g.namespaces():
+        out.bind(prefix, ns)
+    out.bind("foaf", FOAF)
+    for s, p, o in g:
+        out.add((renamed.get(s, s), p, renamed.get(o, o)))
+    for iri, page in pages.items():
+        out.add((renamed[iri], FOAF.page, URIRef(base + page)))
+        out.add((renamed[iri], RDFS.seeAlso, URIRef(base + page[:-len(".html")] + ".ttl")))
+    return out
+
+
+def check_base(base: str) -> str:
+    """A base IRI to publish under: absolute http(s), ending with a slash."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base)
+    if parts.scheme not in ("http", "https") or not parts.netloc or not base.endswith("/") or parts.query \
+            or parts.fragment:
+        raise AtlasError(f'"{base[:80]}" cannot be a base IRI', Location("--base"),
+                         "give the site's address, http(s) and ending with a slash: https://example.org/atlas/")
+    return base

@@ -9,9 +9,14 @@ this module adds is the protocol and the limits:
   type 415, another method 405, the update operation (`update=`, `application/sparql-update`) 403
   (this service refuses updates, as Oxigraph's read-only server does), SERVICE and update keywords in a
   query 400, a dataset in the request (`default-graph-uri`, `named-graph-uri`) 400 (use FROM);
+- GET `/sparql` with no parameter at all: the SPARQL 1.1 Service Description (`atlas.rdf`), with the
+  dataset's VoID description, as Turtle (the default), N-Triples, RDF/XML or JSON-LD;
 - content negotiation: SELECT as SPARQL Results XML (the default), JSON, CSV or TSV; ASK as XML or
-  JSON; CONSTRUCT and DESCRIBE as Turtle (the default), JSON-LD, N-Triples or RDF/XML; 406 when the
+  JSON; CONSTRUCT and DESCRIBE as Turtle (the default), JSON-LD, N-Triples, RDF/XML, and as N-Quads
+  or TriG (the triples in the default graph: N-Triples and Turtle are N-Quads and TriG); 406 when the
   `Accept` header allows none;
+- CORS for one origin when `cors` is given (off by default), so that a browser client such as YASGUI
+  served elsewhere can query;
 - limits: every query runs as `atlas query --sparql` does (a forked child without network, the time
   limit covering rendering, the row and memory limits; 500 with the limit's message); at most
   `max_concurrent` queries at once (a request waits up to the time limit for a slot, then gets 503 with
@@ -40,7 +45,11 @@ MEDIA = {
     "boolean": {"application/sparql-results+xml": "xml", "application/sparql-results+json": "json",
                 "application/json": "json", "application/xml": "xml"},
     "graph": {"text/turtle": "turtle", "application/ld+json": "jsonld", "application/n-triples": "nt",
-              "application/rdf+xml": "xml", "text/plain": "nt"},
+              "application/rdf+xml": "xml", "text/plain": "nt", "application/n-quads": "nt",
+              "application/trig": "turtle"},
+    # the service description (rdflib's names of the formats)
+    "description": {"text/turtle": "turtle", "application/n-triples": "nt", "application/rdf+xml": "xml",
+                    "application/ld+json": "json-ld", "text/plain": "nt"},
 }
 KIND = {"SELECT": "bindings", "ASK": "boolean", "CONSTRUCT": "graph", "DESCRIBE": "graph"}
 
@@ -159,16 +168,32 @@ def answer(query: str, accept: str, data_dir, limits: Limits) -> tuple[str, byte
     return media, rendered.text.encode("utf-8")
 
 
-def make_app(data_dir=None, limits: Limits | None = None):
-    """The Starlette application of the endpoint."""
+def describe(described, endpoint: str, accept: str) -> tuple[str, bytes]:
+    """Media type and body of the service description of the endpoint at `endpoint`."""
+    from .rdf import service_description
+
+    media, fmt = negotiate(accept, "description")
+    return media, service_description(described, endpoint).serialize(format=fmt).encode("utf-8")
+
+
+def make_app(data_dir=None, limits: Limits | None = None, cors: str | None = None):
+    """The Starlette application of the endpoint (`cors`: the one origin whose pages may query it)."""
     import anyio
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.cors import CORSMiddleware
     from starlette.requests import Request
     from starlette.responses import PlainTextResponse, Response
     from starlette.routing import Route
 
     limits = limits or Limits()
     slots = anyio.CapacityLimiter(limits.max_concurrent)
+    dataset: list = []  # the VoID description, made at the first request for it
+
+    def description(endpoint: str, accept: str) -> tuple[str, bytes]:
+        if not dataset:
+            dataset.append(commands.dataset_description(data_dir))
+        return describe(dataset[0], endpoint, accept)
 
     async def body_of(request: Request) -> bytes:
         chunks, size = [], 0
@@ -185,6 +210,10 @@ def make_app(data_dir=None, limits: Limits | None = None):
 
     async def endpoint(request: Request) -> Response:
         try:
+            if request.method == "GET" and not request.query_params:  # the service description
+                url = str(request.url.replace(query="", fragment=""))
+                media, data = await anyio.to_thread.run_sync(description, url, request.headers.get("accept", ""))
+                return Response(data, 200, media_type=f"{media}; charset=utf-8", headers={"Vary": "Accept"})
             body = await body_of(request) if request.method == "POST" else b""
             ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
             query = query_of(request.method, ctype, list(request.query_params.multi_items()), body)
@@ -206,7 +235,10 @@ def make_app(data_dir=None, limits: Limits | None = None):
     async def home(request: Request) -> Response:
         return PlainTextResponse(f"The Ascend communication atlas: a read-only SPARQL 1.1 endpoint at {PATH}\n")
 
-    return Starlette(routes=[Route(PATH, endpoint, methods=["GET", "POST"]), Route("/", home)])
+    middleware = [Middleware(CORSMiddleware, allow_origins=[cors], allow_methods=["GET", "POST"],
+                             allow_headers=["Accept", "Content-Type"], max_age=600)] if cors else []
+    return Starlette(routes=[Route(PATH, endpoint, methods=["GET", "POST"]), Route("/", home)],
+                     middleware=middleware)
 
 
 def _protocol(head_timeout: float):
@@ -342,7 +374,7 @@ def bind(host: str, port: int):
 
 
 def serve(data_dir=None, host: str = "127.0.0.1", port: int = 7979, limits: Limits | None = None,
-          allow_hosts=()) -> None:
+          allow_hosts=(), cors: str | None = None) -> None:
     """Run the endpoint until interrupted. The store is built before the first request. Requests are
     admitted by `admit` (loopback names in `Host`, and `allow_hosts`)."""
     import uvicorn
@@ -360,7 +392,7 @@ def serve(data_dir=None, host: str = "127.0.0.1", port: int = 7979, limits: Limi
               + ("" if allow_hosts else "; requests are answered only when their Host is localhost, 127.0.0.1 or "
                  "[::1]: add --allow-host NAME for the name clients use"), file=sys.stderr)
     print(f"atlas: SPARQL endpoint at {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    config = uvicorn.Config(admit(make_app(data_dir, limits), allow_hosts), http=_protocol(limits.head_timeout),
+    config = uvicorn.Config(admit(make_app(data_dir, limits, cors), allow_hosts), http=_protocol(limits.head_timeout),
                             lifespan="off",
                             log_level="warning", access_log=False, server_header=False,
                             timeout_keep_alive=5, limit_concurrency=256)

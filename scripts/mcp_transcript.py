@@ -1,7 +1,9 @@
 """Record a real MCP session for docs/mcp.md: the SDK's stdio client starts `atlas serve --mcp`,
-lists its tools (titles, hints, output schemas) and resources, calls `search` and then `card` on 直驱,
-and asks for the first page of every claim; the exchange is printed (long JSON is shortened; the
-client receives everything, and validates each answer against the tool's output schema).
+lists its tools (titles, hints, output schemas) and resources, calls `search` and then `card` on 直驱
+(the summary, then the evidence section), reads the first hit's `uri` with `fetch`, and asks for the
+first page of every claim; the exchange is printed (the structured content, long JSON shortened, and
+for `fetch` its Markdown text; the client receives everything, and validates each answer against the
+tool's output schema).
 
     python scripts/mcp_transcript.py            # print the transcript
     python scripts/mcp_transcript.py --docs     # rewrite docs/mcp.md between the mcp markers
@@ -20,6 +22,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- mcp:start -->", "<!-- mcp:end -->"
 CALLS = [("search", {"text": "直驱", "limit": 3}), ("card", {"term": "直驱", "lang": "en"}),
+         ("card", {"term": "直驱", "lang": "en", "section": "evidence"}),
+         ("fetch", {"uri": "atlas://concept/aiv-direct-drive", "max_length": 600}),
          ("claims", {"status": "confirmed"})]
 # keys of a card shown in full; the others are named only (the client receives everything)
 CARD_KEYS = ("id", "kind", "names", "answers", "evidence", "first_visible")
@@ -47,8 +51,10 @@ def _tool_line(t) -> str:
 def _shown(name: str, value: dict) -> dict:
     """The part of an answer docs/mcp.md shows."""
     if name == "card":
-        rest = sorted(k for k in value if k not in CARD_KEYS)
-        return {k: value[k] for k in CARD_KEYS} | {"(also)": ", ".join(rest)}
+        card = value["card"]
+        rest = sorted(k for k in card if k not in CARD_KEYS)
+        shown = {k: card[k] for k in CARD_KEYS if k in card} | ({"(also)": ", ".join(rest)} if rest else {})
+        return value | {"card": shown}
     if name == "claims":
         return {"claims": [{"id": c["id"], "status": c["status"]} for c in value["claims"]], "page": value["page"]}
     return value
@@ -70,6 +76,8 @@ async def _session() -> list[str]:
                     r = await s.call_tool(name, args)
                     value = _shown(name, r.structured_content)
                     body = json.dumps(_short(value), ensure_ascii=False, indent=2)
+                    if name == "fetch":
+                        body = r.content[0].text.rstrip() + "\n   (structured) " + json.dumps(value)
                     lines.append(f"-> tools/call {name} {json.dumps(args, ensure_ascii=False)}\n<- {body}")
     return lines
 

@@ -71,6 +71,7 @@ SIBLINGS = {
     ("loader", "apiload"): "the loader reads the generated API histories (data/api/*.jsonl) through apiload",
     ("apistore", "cache"): "the API store is a cache folder keyed like the compiled index",
     ("htmlmap.*", "code.*"): "the source pages read the files behind the pins from the clones, as `atlas source` does",
+    ("htmlmap.*", "rdf"): "a page published under a base IRI carries its record's triples as the export states them",
     ("cli.*", "mcpserver"): "`atlas serve --mcp` starts the MCP server, which calls the same library functions",
     ("mcpserver", "mcpsdk"): "building the server hands the tools to the SDK's side",
     ("mcpsdk", "mcpserver"): "the SDK's side declares the tools of AtlasTools",

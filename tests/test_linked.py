@@ -517,3 +517,141 @@ def test_linked_data_examples_are_current():
     assert len(script["BLOCK"].findall(readme[start:end])) >= 4
     assert script["main"](["--check"]) == 0, \
         "docs/linked-data.md examples are stale: run python scripts/docs_linked.py"
+
+
+# ---------------------------------------------------------------------------------------------
+# The dataset's description (VoID), its licence, and the named graphs leaving the tool (N-Quads, TriG)
+# ---------------------------------------------------------------------------------------------
+
+VOID = "http://rdfs.org/ns/void#"
+SD = "http://www.w3.org/ns/sparql-service-description#"
+# the terms the VoID vocabulary (W3C Interest Group Note, 2011, section 6 and its RDFS) and the SPARQL 1.1
+# Service Description (W3C Recommendation, 2013, section 3) define, written out here
+VOID_TERMS = {"Dataset", "Linkset", "TechnicalFeature", "DatasetDescription", "class", "classes", "classPartition",
+              "dataDump", "distinctObjects", "distinctSubjects", "documents", "entities", "exampleResource",
+              "feature", "inDataset", "linkPredicate", "objectsTarget", "openSearchDescription", "properties",
+              "property", "propertyPartition", "rootResource", "sparqlEndpoint", "subjectsTarget", "subset",
+              "target", "triples", "uriLookupEndpoint", "uriRegexPattern", "uriSpace", "vocabulary"}
+SD_TERMS = {"Service", "Feature", "Language", "Function", "Aggregate", "EntailmentRegime", "EntailmentProfile",
+            "GraphCollection", "Dataset", "Graph", "NamedGraph", "endpoint", "feature", "defaultEntailmentRegime",
+            "entailmentRegime", "defaultSupportedEntailmentProfile", "supportedEntailmentProfile",
+            "extensionFunction", "extensionAggregate", "languageExtension", "supportedLanguage",
+            "propertyFeature", "defaultDataset", "availableGraphs", "resultFormat", "inputFormat",
+            "defaultGraph", "namedGraph", "name", "graph", "SPARQL10Query", "SPARQL11Query", "SPARQL11Update",
+            "DereferencesURIs", "UnionDefaultGraph", "RequiresDataset", "EmptyGraphs", "BasicFederatedQuery"}
+# domains the specifications give (subject must have the class)
+DOMAINS = {SD + "endpoint": SD + "Service", SD + "supportedLanguage": SD + "Service",
+           SD + "resultFormat": SD + "Service", SD + "defaultDataset": SD + "Service",
+           SD + "defaultGraph": SD + "Dataset", SD + "namedGraph": SD + "Dataset", SD + "name": SD + "NamedGraph",
+           SD + "graph": SD + "NamedGraph", VOID + "classPartition": VOID + "Dataset",
+           VOID + "propertyPartition": VOID + "Dataset", VOID + "subset": VOID + "Dataset",
+           VOID + "sparqlEndpoint": VOID + "Dataset", VOID + "rootResource": VOID + "Dataset"}
+
+
+def check_vocabularies(g: Graph) -> None:
+    """Every void: and sd: term used is one the specifications define, and the subject of each
+    property with a stated domain has that class (asserted, as no reasoner runs here)."""
+    used = {str(t) for triple in g for t in triple if isinstance(t, URIRef)}
+    assert {t[len(VOID):] for t in used if t.startswith(VOID)} <= VOID_TERMS
+    assert {t[len(SD):] for t in used if t.startswith(SD)} <= SD_TERMS
+    for s, p, _ in g:
+        if str(p) in DOMAINS:
+            assert (s, RDF.type, URIRef(DOMAINS[str(p)])) in g, (s, p)
+
+
+def _export(fmt: str, data=DATA) -> str:
+    return run("export", "--data", str(data), "--format", fmt)
+
+
+@pytest.fixture(scope="module")
+def exported():
+    """The bundled atlas's Turtle export, read back by rdflib."""
+    return Graph().parse(data=_export("ttl"), format="turtle")
+
+
+def test_the_export_describes_itself_with_void_a_licence_and_a_version(exported, bundled):
+    from atlas.rdf import DATA_LICENSE, DATASET_IRI, MAINTAINERS, package_version
+
+    g, data = exported, bundled[1]
+    void = lambda name: URIRef(VOID + name)  # noqa: E731
+    assert (DATASET_IRI, RDF.type, void("Dataset")) in g
+    assert g.value(DATASET_IRI, DCTERMS.license) == DATA_LICENSE == URIRef("https://creativecommons.org/licenses/by/4.0/")
+    assert g.value(DATASET_IRI, DCTERMS.creator) == g.value(DATASET_IRI, DCTERMS.publisher) == MAINTAINERS
+    assert {o.language for o in g.objects(MAINTAINERS, URIRef("http://xmlns.com/foaf/0.1/name"))} == {"en", "zh"}
+    day = str(data.value(SCHEME_IRI, DCTERMS.modified))[:10]
+    assert str(g.value(DATASET_IRI, OWL.versionInfo)) == f"atlas {package_version()}, data {day}"
+    # the counts are the data's (the export less its description)
+    assert int(g.value(DATASET_IRI, void("triples"))) == len(data) == len(g) - len(_description(g))
+    classes = {o for o in data.objects(None, RDF.type) if isinstance(o, URIRef)}
+    assert int(g.value(DATASET_IRI, void("classes"))) == len(classes)
+    assert int(g.value(DATASET_IRI, void("properties"))) == len(set(data.predicates()))
+    assert int(g.value(DATASET_IRI, void("entities"))) == len({s for s in data.subjects() if isinstance(s, URIRef)})
+    parts = {g.value(p, void("property")): int(g.value(p, void("triples")))
+             for p in g.objects(DATASET_IRI, void("propertyPartition"))}
+    assert parts[SKOS.prefLabel] == len(list(data.triples((None, SKOS.prefLabel, None))))
+    check_vocabularies(_description(g))
+
+
+def _description(g: Graph) -> Graph:
+    out = Graph()
+    for t in g:
+        if str(t[0]).startswith(("https://ascend-atlas.invalid/id/dataset", "https://ascend-atlas.invalid/id/agent/")):
+            out.add(t)
+    return out
+
+
+def test_the_named_graph_partitions_are_the_store_s_graphs(exported):
+    from atlas.commands import store_quads
+    from atlas.opened import Opened
+    from atlas.rdf import DATASET_IRI
+
+    _quads, graphs = store_quads(Opened(DATA))
+    named = {str(exported.value(n, URIRef(SD + "name"))): int(exported.value(exported.value(n, URIRef(SD + "graph")),
+                                                                                URIRef(VOID + "triples")))
+             for n in exported.objects(DATASET_IRI, URIRef(SD + "namedGraph"))}
+    assert named == graphs and len(graphs) > 100
+    assert sum(graphs.values()) == int(exported.value(DATASET_IRI, URIRef(VOID + "triples")))
+
+
+def test_pyshacl_and_skosify_still_accept_the_export_with_its_description(exported):
+    import pyshacl
+    import skosify
+
+    conforms, _graph, text = pyshacl.validate(exported, shacl_graph=Graph().parse(DATA / "shapes.ttl"))
+    assert conforms, text[:2000]
+    logging.getLogger("skosify").setLevel(logging.ERROR)
+    checked = skosify.skosify(Graph() + exported, label_lang="en", eliminate_redundancy=False,
+                              break_cycles=False, keep_related=True, mark_top_concepts=False)
+    assert len(checked) >= len(exported) - 10
+
+
+@pytest.mark.parametrize("fmt", ["nq", "trig"])
+def test_quads_round_trip_the_store_s_named_graphs_through_pyoxigraph(fmt, tmp_path):
+    import pyoxigraph as ox
+
+    from atlas.commands import store_quads
+    from atlas.opened import Opened
+    from atlas.sparqlstore import graph_iri
+
+    out = tmp_path / f"atlas.{fmt}"
+    run("export", "--data", str(DATA), "--format", fmt, "-o", str(out))
+    got = ox.Store()
+    got.load(path=str(out), format=ox.RdfFormat.N_QUADS if fmt == "nq" else ox.RdfFormat.TRIG)
+    quads, graphs = store_quads(Opened(DATA))
+    store = ox.Store()
+    store.load(quads, format=ox.RdfFormat.N_QUADS)
+    names = {g.value for g in got.named_graphs()}
+    assert names == set(graphs) | {graph_iri("#dataset")} and len(graphs) > 100
+    for name in graphs:
+        graph = ox.NamedNode(name)
+        assert set(got.quads_for_pattern(None, None, None, graph)) == set(store.quads_for_pattern(None, None, None,
+                                                                                                   graph)), name
+    description = Graph().parse(data=b"".join(str(q.triple).encode() + b" .\n" for q in got.quads_for_pattern(
+        None, None, None, ox.NamedNode(graph_iri("#dataset")))).decode(), format="nt")
+    check_vocabularies(description)
+    assert _export(fmt) == _export(fmt)  # the same bytes, run after run
+
+
+def test_all_symbols_is_refused_with_quads():
+    result = CliRunner().invoke(cli, ["export", "--data", str(DATA), "--format", "nq", "--all-symbols"])
+    assert result.exit_code == 1 and "--all-symbols goes with ttl, jsonld or nt" in str(result.exception)

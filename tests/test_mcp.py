@@ -29,11 +29,12 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from atlas.markdown import outline
 from conftest import DATA
 
-TOOLS = {"search", "card", "compare", "related", "path", "claims", "flow", "timeline", "sparql"}
-PAGED = {"search", "claims", "timeline", "sparql"}
-PAGE_LIMIT = 20_000  # bytes of one page's text
+TOOLS = {"search", "card", "compare", "related", "path", "claims", "flow", "timeline", "sparql", "fetch"}
+PAGED = {"search", "card", "claims", "flow", "timeline", "sparql"}
+PAGE_LIMIT = 20_000  # bytes of one message
 
 GOOD = {
     "search": {"text": "direct drive"},
@@ -45,6 +46,7 @@ GOOD = {
     "flow": {"name": "minimal-shmem-link"},
     "timeline": {"repo": "kvcache-ai/Mooncake"},
     "sparql": {"query": "SELECT ?c WHERE { ?c atlas:answersQuestion question:link } LIMIT 3"},
+    "fetch": {"uri": "atlas://concept/hccs", "max_length": 500},
 }
 BAD = {
     "search": {"text": "   "},
@@ -56,7 +58,11 @@ BAD = {
     "flow": {"name": "no-such-flow"},
     "timeline": {"as_of": "2026-13-45"},
     "sparql": {"query": "DELETE WHERE { ?s ?p ?o }"},
+    "fetch": {"uri": "https://example.org/hccs"},
 }
+# arguments a tool does not take, or values its input schema refuses
+UNKNOWN = [("card", {"term": "hccs", "extra": 1}), ("search", {"text": "hccs", "cursor": None, "lang": "fr"}),
+           ("fetch", {"uri": "atlas://concept/hccs", "start_index": 10}), ("card", {"term": "hccs", "section": "x"})]
 # more answers of other shapes: one language, ASK, CONSTRUCT, an as-of card
 MORE = [
     ("card", {"term": "hccs", "lang": "en", "as_of": "2025-01-01"}),
@@ -64,14 +70,15 @@ MORE = [
     ("sparql", {"query": "ASK { ?s ?p ?o }"}),
     ("sparql", {"query": "CONSTRUCT { ?c atlas:answersQuestion question:link } "
                          "WHERE { ?c atlas:answersQuestion question:link } LIMIT 2"}),
-    ("flow", {"name": "token-journey-128p"}),
+    ("flow", {"name": "token-journey-128p", "section": "steps"}),
+    ("card", {"term": "ascend-shmem", "section": "evidence"}),
     ("related", {"term": "hccl", "depth": 3}),
     ("timeline", {"as_of": "2025-06-01"}),
 ]
 # the long answers, walked page by page
-# more than one page of bindings, and quick to answer (each page runs the query again)
+# more than one page of bindings (the query runs once: the next pages come from the stored result)
 BIG_SELECT = "SELECT ?c ?l WHERE { ?c skos:prefLabel ?l } ORDER BY ?c ?l"
-BIG_CONSTRUCT = "CONSTRUCT { ?s skos:prefLabel ?o } WHERE { ?s skos:prefLabel ?o }"
+BIG_CONSTRUCT = "CONSTRUCT { ?s ?p ?o } WHERE { ?s a skos:Concept ; ?p ?o }"
 WALKS = {
     "claims": {},
     "timeline": {},
@@ -154,15 +161,63 @@ def _answer(r) -> dict:
     return {"error": r.is_error, "text": text, "structured": r.structured_content, "bytes": len(text.encode())}
 
 
+def _message_bytes(result) -> int:
+    """The bytes of the JSON-RPC message that carried a result (as the server writes it)."""
+    envelope = len('{"jsonrpc":"2.0","id":999,"result":}')
+    return len(result.model_dump_json(by_alias=True, exclude_none=True).encode()) + envelope
+
+
 async def _walk(s: ClientSession, name: str, args: dict) -> list[dict]:
-    """Every page of a paged call, following next_cursor."""
+    """Every page of a paged call, following next_cursor, each with its message's size and time."""
     pages, cursor = [], None
     while True:
+        t0 = time.monotonic()
         r = await s.call_tool(name, {**args, **({"cursor": cursor} if cursor else {})})
-        pages.append(_answer(r))
+        pages.append({**_answer(r), "message": _message_bytes(r), "seconds": time.monotonic() - t0})
         cursor = None if r.is_error else r.structured_content["page"]["next_cursor"]
         if not cursor or len(pages) > 200:
             return pages
+
+
+async def _every_section(s: ClientSession, out: dict) -> None:
+    """Every section and page of every card and flow, every page of every resource, and each
+    document read through `fetch`: the size of each message (and the errors)."""
+    from atlas.index import load_atlas
+    from atlas.mcpserver import CARD_SECTIONS, FLOW_SECTIONS
+
+    atlas = load_atlas(out["data"])
+    sizes, errors = {}, []
+    for tool, ids, sections, key in (("card", [c.id for c in atlas.concepts], CARD_SECTIONS, "term"),
+                                     ("flow", [f.id for f in atlas.flows], FLOW_SECTIONS, "name")):
+        for ident in ids:
+            for section in sections:
+                pages = await _walk(s, tool, {key: ident, "section": section})
+                errors += [(tool, ident, section) for p in pages if p["error"]]
+                sizes[(tool, ident, section)] = max(p["message"] for p in pages)
+                out["sections"].setdefault((tool, ident), {})[section] = [p["structured"] for p in pages]
+    uris = [f"atlas://concept/{c.id}" for c in atlas.concepts] + [f"atlas://claim/{c.id}" for c in atlas.claims]
+    uris += [str(u) for u in out["resources"]] + [f"atlas://repo/{r.id}" for r in atlas.repositories]
+    for uri in uris:
+        texts, page = [], 1
+        while True:
+            r = await s.read_resource(uri + (f"?page={page}" if page > 1 else ""))
+            sizes[("resource", uri, page)] = _message_bytes(r)
+            texts.append(r.contents[0].text)
+            if f"the next: {uri}?page={page + 1} -->" not in texts[-1]:
+                break
+            page += 1
+        out["resource_pages"][uri] = texts
+    out["sizes"], out["section_errors"] = sizes, errors
+
+
+async def _fetch_all(s: ClientSession, uri: str, max_length: int) -> list:
+    """A document read through `fetch`, `max_length` characters at a time."""
+    parts, offset = [], 0
+    while offset is not None and len(parts) < 500:
+        r = await s.call_tool("fetch", {"uri": uri, "offset": offset, "max_length": max_length})
+        parts.append({**_answer(r), "message": _message_bytes(r)})
+        offset = None if r.is_error else r.structured_content["next_offset"]
+    return parts
 
 
 async def _lists(s: ClientSession, out: dict) -> None:
@@ -184,6 +239,7 @@ async def _calls(s: ClientSession, out: dict, service_port: int) -> None:
         out["good"][name] = _answer(await s.call_tool(name, args))
     for name, args in BAD.items():
         out["bad"][name] = _answer(await s.call_tool(name, args))
+    out["unknown"] = [(name, _answer(await s.call_tool(name, args))) for name, args in UNKNOWN]
     out["more"] = [(name, _answer(await s.call_tool(name, args))) for name, args in MORE]
     for walk, args in WALKS.items():
         out["walks"][walk] = await _walk(s, "sparql" if walk == "construct" else walk, args)
@@ -201,6 +257,7 @@ async def _resources_and_prompt(s: ClientSession, out: dict) -> None:
     out["claim_id"] = claims[0]["id"]
     out["claim_md"] = (await s.read_resource(f"atlas://claim/{claims[0]['id']}")).contents[0].text
     out["flow_md"] = (await s.read_resource("atlas://flow/minimal-shmem-link")).contents[0].text
+    out["fetch_claim"] = (await s.call_tool("fetch", {"uri": f"atlas://claim/{claims[0]['id']}"})).content[0].text
     try:
         await s.read_resource("atlas://concept/no-such-concept-zz")
         out["missing_resource"] = None
@@ -216,7 +273,8 @@ async def _resources_and_prompt(s: ClientSession, out: dict) -> None:
 
 
 async def _scenario(data: Path, cache: Path, service_port: int) -> dict:
-    out: dict = {"good": {}, "bad": {}, "same": {}, "walks": {}, "concurrent": []}
+    out: dict = {"good": {}, "bad": {}, "same": {}, "walks": {}, "concurrent": [], "sections": {},
+                 "resource_pages": {}, "data": data, "fetched": {}}
     with open(os.devnull, "w") as errlog:
         async with stdio_client(_params(data, cache), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as s:
@@ -224,6 +282,10 @@ async def _scenario(data: Path, cache: Path, service_port: int) -> dict:
                 await _lists(s, out)
                 await _calls(s, out, service_port)
                 await _resources_and_prompt(s, out)
+                await _every_section(s, out)
+                for uri, max_length in (("atlas://docs/readme", 20_000), ("atlas://concept/ascend-shmem", 3_000),
+                                        ("atlas://flow/full-mesh-dispatch-path", 20_000)):
+                    out["fetched"][uri] = await _fetch_all(s, uri, max_length)
 
                 async def one(name, args):  # the SDK runs tools in worker threads, here at once
                     r = await s.call_tool(name, args)
@@ -310,6 +372,11 @@ def _every_answer(session):
     yield "search", session["collective"]
 
 
+def _whole(pages: list[str]) -> str:
+    """A resource's pages put together (the comment naming the next page taken off)."""
+    return "".join(p if i == len(pages) - 1 else p[:p.rindex("\n<!-- page ")] for i, p in enumerate(pages))
+
+
 def _items(value: dict, paths) -> list:
     out = []
     for path in paths:
@@ -329,8 +396,9 @@ def test_lists_every_tool_resource_and_prompt(session):
     for name, schema in session["tools"].items():
         for prop, spec in schema.get("properties", {}).items():
             assert spec.get("description"), f"{name}.{prop} has no description"
-    assert set(session["templates"]) == {"atlas://concept/{ident}", "atlas://claim/{ident}",
-                                         "atlas://flow/{ident}"}
+    assert set(session["templates"]) == {"atlas://concept/{ident}{?page}", "atlas://claim/{ident}{?page}",
+                                         "atlas://flow/{ident}{?page}", "atlas://claims/{ident}{?page}",
+                                         "atlas://repo/{owner}/{name}{?page}", "atlas://docs/{ident}{?page}"}
     assert session["prompts"] == ["explain"]
     for name in PAGED:
         assert "cursor" in session["tools"][name]["properties"], name
@@ -349,13 +417,13 @@ def test_each_tool_has_a_title_read_only_hints_and_an_output_schema(session, nam
 
 
 def test_output_schemas_come_from_the_view_layer(session):
-    """The card and flow schemas are the view layer's TypedDicts: every key of views.Card and
-    views.FlowView is a property, and a nested view (an evidence item) keeps its own fields."""
+    """The card and flow sections are the view layer's TypedDicts: every key of views.Card and
+    views.FlowView is a property of a section, and a nested view (an evidence item) keeps its own fields."""
     from atlas import views
 
     card, flow = session["output_schemas"]["card"], session["output_schemas"]["flow"]
-    assert set(card["properties"]) == set(views.Card.__annotations__)
-    assert set(flow["properties"]) == set(views.FlowView.__annotations__)
+    assert set(card["$defs"]["CardPart"]["properties"]) == set(views.Card.__annotations__)
+    assert set(flow["$defs"]["FlowPart"]["properties"]) == set(views.FlowView.__annotations__)
     assert set(card["$defs"]["EvidenceView"]["properties"]) == set(views.EvidenceView.__annotations__)
     assert set(session["output_schemas"]["claims"]["$defs"]["ClaimView"]["properties"]) == \
         set(views.ClaimView.__annotations__)
@@ -365,15 +433,16 @@ def test_resources_list_the_documents_every_flow_and_every_claim_group(session):
     from atlas.index import load_atlas
 
     atlas = load_atlas(session["data"])
-    expected = {"atlas://docs/readme", "atlas://docs/schema"}
+    root = Path(__file__).parent.parent
+    expected = {"atlas://docs/readme"} | {f"atlas://docs/{p.stem}" for p in (root / "docs").glob("*.md")}
     expected |= {f"atlas://flow/{f.id}" for f in atlas.flows}
     expected |= {f"atlas://claims/{s}" for s in {cl.status for cl in atlas.claims}}
     assert set(session["resources"]) == expected
     for uri, resource in session["resources"].items():
         assert resource.title and resource.description and resource.mime_type == "text/markdown", uri
         assert session["read"][uri].strip(), uri
-    read = session["read"]
-    assert read["atlas://docs/readme"] == (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    read = {uri: _whole(pages) for uri, pages in session["resource_pages"].items()}
+    assert read["atlas://docs/readme"] == (root / "README.md").read_text(encoding="utf-8")
     assert read["atlas://docs/schema"].startswith("# The data of the atlas")
     for status in {cl.status for cl in atlas.claims}:
         ids = sorted(cl.id for cl in atlas.claims if cl.status == status)
@@ -393,7 +462,8 @@ def test_every_answer_validates_against_its_declared_schema(session):
         assert not answer["error"], (name, answer["text"][:300])
         structured = answer["structured"]
         assert structured is not None, name
-        assert structured == json.loads(answer["text"]), name  # the text is the same value
+        if name != "fetch":  # (fetch: the text is the document's Markdown)
+            assert answer["text"] == outline(structured), name  # the text: the same answer as Markdown
         jsonschema.validate(structured, _closed(session["output_schemas"][name]))
         checked += 1
     assert checked >= 40
@@ -408,7 +478,7 @@ def test_long_answers_come_in_pages_under_20000_bytes(session, walk):
     pages = session["walks"][walk]
     assert not any(p["error"] for p in pages), pages[-1]["text"][:300]
     assert len(pages) >= 2, f"{walk}: one page of {pages[0]['bytes']} bytes"
-    assert max(p["bytes"] for p in pages) < PAGE_LIMIT
+    assert max(p["message"] for p in pages) <= PAGE_LIMIT
     total = pages[0]["structured"]["page"]["total"]
     offset = 0
     for p in pages:
@@ -436,7 +506,8 @@ def test_pages_put_together_are_the_command_lines_answer(session, walk):
 def test_search_pages_are_the_ranked_list(session):
     from atlas.opened import Opened
 
-    hits = [h for p in session["walks"]["search"] for h in p["structured"]["hits"]]
+    hits = [dict(h) for p in session["walks"]["search"] for h in p["structured"]["hits"]]
+    assert all(h.pop("uri") == f"atlas://{h['type']}/{h['id']}" for h in hits)
     os.environ["ATLAS_CACHE"] = str(session["cache"])
     assert hits == Opened(session["data"]).index.search("hccl", limit=100)
     assert len(hits) == session["walks"]["search"][0]["structured"]["page"]["total"] > 10
@@ -456,7 +527,7 @@ def test_a_cursor_only_continues_its_own_call(session):
 def test_each_tool_answers_good_input(session, name):
     answer = session["good"][name]
     assert not answer["error"], answer["text"]
-    json.loads(answer["text"])
+    assert answer["text"].strip() and answer["structured"]
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
@@ -467,11 +538,81 @@ def test_each_tool_refuses_bad_input_without_crashing(session, name):
     assert session["still_alive"]
 
 
-def test_card_is_the_command_lines_json(session):
-    cli = _cli(session, ["query", "直驱", "--format", "json"])
+def _put_together(pages_by_section: dict, key: str, lists: dict) -> dict:
+    """A card's (a flow's) sections and pages put back together into one value."""
+    whole: dict = {}
+    for section, pages in pages_by_section.items():
+        for page in pages:
+            for field, value in page[key].items():
+                if field in lists.get(section, ()) and field in whole:
+                    whole[field] = whole[field] + value
+                else:
+                    whole[field] = value
+    return whole
+
+
+@pytest.mark.parametrize("tool,ident", [("card", "hccs"), ("card", "ascend-shmem"), ("card", "aiv-direct-drive"),
+                                        ("flow", "full-mesh-dispatch-path"), ("flow", "minimal-shmem-link")])
+def test_sections_put_together_are_the_command_lines_json(session, tool, ident):
+    from atlas.mcpserver import CARD_LISTS, FLOW_LISTS
+
+    args = ["query", ident, "--format", "json"] if tool == "card" else ["flow", ident, "--format", "json"]
+    cli = _cli(session, args)
     assert cli.returncode == 0, cli.stderr
-    assert session["good"]["card"]["structured"] == json.loads(cli.stdout)
-    assert json.loads(cli.stdout)["evidence"][0]["confidence"]
+    sections = session["sections"][(tool, ident)]
+    assert list(sections)[0] == "summary"
+    whole = _put_together(sections, tool, CARD_LISTS if tool == "card" else FLOW_LISTS)
+    assert whole == json.loads(cli.stdout)
+    assert session["good"]["card"]["structured"]["card"]["id"] == "aiv-direct-drive"
+
+
+def test_no_message_is_over_20000_bytes(session):
+    """Every section and page of every card and flow, every page of every resource."""
+    assert session["section_errors"] == []
+    assert len(session["sections"]) >= 150
+    over = {k: v for k, v in session["sizes"].items() if v > PAGE_LIMIT}
+    assert over == {}
+    assert max(session["sizes"].values()) > 15_000  # the budget is used, not avoided
+    for name, answers in [*session["walks"].items(), *session["same"].items()]:
+        assert max(a["message"] for a in answers) <= PAGE_LIMIT, name
+    assert any(len(pages) > 1 for pages in session["resource_pages"].values())
+
+
+def test_fetch_reads_a_document_by_offset_and_max_length(session):
+    for uri, parts in session["fetched"].items():
+        assert not any(p["error"] for p in parts), parts[-1]["text"][:200]
+        text = "".join(p["text"].split("\n\n[")[0] if p["structured"]["next_offset"] is not None else p["text"]
+                       for p in parts)
+        assert text == _whole(session["resource_pages"][uri]), uri
+        assert all(p["message"] <= PAGE_LIMIT for p in parts)
+        offsets = [p["structured"]["offset"] for p in parts]
+        assert offsets == [0] + [p["structured"]["next_offset"] for p in parts[:-1]]
+        assert all(p["structured"]["total"] == len(text) for p in parts)
+    assert len(session["fetched"]["atlas://concept/ascend-shmem"]) > 3
+    assert session["good"]["fetch"]["text"].startswith("# HCCS")
+    assert session["good"]["fetch"]["structured"]["length"] == 500
+
+
+def test_search_hits_carry_a_uri_fetch_reads(session):
+    hits = session["good"]["search"]["structured"]["hits"]
+    assert hits and all(h["uri"] == f"atlas://{h['type']}/{h['id']}" for h in hits)
+    readable = set(session["resource_pages"])
+    assert {h["uri"] for p in session["walks"]["search"] for h in p["structured"]["hits"]} <= readable
+
+
+def test_an_argument_a_tool_does_not_take_is_refused(session):
+    for name, answer in session["unknown"]:
+        assert answer["error"], (name, answer["text"][:200])
+    assert "extra" in session["unknown"][0][1]["text"].lower()
+    assert session["tools"]["card"]["additionalProperties"] is False
+
+
+def test_the_next_pages_come_from_the_stored_result(session):
+    """The CONSTRUCT runs once: every page after the first is cut from the stored result."""
+    pages = session["walks"]["construct"]
+    assert len(pages) >= 21
+    first, rest = pages[0]["seconds"], sorted(p["seconds"] for p in pages[1:])
+    assert pages[20]["seconds"] <= first and rest[len(rest) // 2] < first / 4, (first, rest)
 
 
 def test_bad_input_carries_the_command_lines_message(session):
@@ -496,6 +637,7 @@ def test_resources_and_prompt_are_markdown_with_pins(session):
     assert md.startswith("# HCCS") and "## Evidence" in md and "@" in md and "read-in-source" in md
     assert session["claim_md"].startswith(f"# Claim `{session['claim_id']}`")
     assert "## Steps" in session["flow_md"]
+    assert session["fetch_claim"].startswith(f"# Claim `{session['claim_id']}`")
     assert session["missing_resource"] and "no concept" in session["missing_resource"]
     assert "citing" in session["prompt"] or "cite" in session["prompt"]
     assert "# HCCS" in session["prompt"]
@@ -513,6 +655,8 @@ def test_search_claims_and_graphs_are_the_command_lines_json(session, name):
     for path in paths:  # the pages' items put together
         mine[path[0]] = [x for p in pages for x in p["structured"][path[0]]]
     mine.pop("page")
+    if name == "search":
+        mine["hits"] = [{k: v for k, v in hit.items() if k != "uri"} for hit in mine["hits"]]
     assert (mine["claims"] if name == "claims" else mine) == theirs
 
 
@@ -520,13 +664,17 @@ def test_search_is_the_ranked_search_and_claims_take_words(session):
     hits = session["collective"]["structured"]["hits"]
     assert (hits[0]["type"], hits[0]["id"]) == ("concept", "collective-communication"), hits[:3]
     assert hits[0]["name"] == {"zh": "集合通信"}, hits[0]
-    claims = session["same"]["claims"][0]["structured"]["claims"]
+    claims = [c for p in session["same"]["claims"] for c in p["structured"]["claims"]]
     assert len(claims) >= 3 and all("mooncake" in json.dumps(c).lower() for c in claims[:3])
     assert "@context" in session["same"]["sparql"][0]["structured"]
 
 
 def test_lang_is_an_enum_and_a_bad_prompt_carries_the_message(session):
+    from atlas.mcpserver import CARD_SECTIONS, FLOW_SECTIONS
+
     assert session["tools"]["card"]["properties"]["lang"]["enum"] == ["en", "zh", "all"]
+    assert session["tools"]["card"]["properties"]["section"]["enum"] == list(CARD_SECTIONS)
+    assert session["tools"]["flow"]["properties"]["section"]["enum"] == list(FLOW_SECTIONS)
     assert session["missing_prompt"] and "no concept matches" in session["missing_prompt"]
 
 

@@ -171,7 +171,7 @@ def test_content_negotiation_and_defaults(server):
 
 
 def test_protocol_errors_have_the_spec_s_status(server):
-    assert _get(server, "")[0] == 400  # no query
+    assert _get(server + "?format=json", "")[0] == 400  # no query (and no bare GET: that is the description)
     assert _get(server, "SELECT * WHERE { ?s ?p }")[0] == 400  # malformed
     status, _, body = _get(server, "DELETE WHERE { ?s ?p ?o }")
     assert status == 400 and b"SPARQL Update" in body
@@ -281,3 +281,79 @@ def test_it_listens_on_loopback_unless_told_otherwise(mini):
         proc.wait(timeout=20)
     r = subprocess.run([sys.executable, "-m", "atlas", "serve", "--sparql", "--mcp"], capture_output=True)
     assert r.returncode == 2 and b"--mcp or --sparql" in r.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# The service description, quads by negotiation, CORS
+# --------------------------------------------------------------------------------------------------
+
+def test_get_without_a_query_answers_with_the_service_description(server):
+    from rdflib import Graph, URIRef
+    from rdflib.namespace import RDF
+
+    from test_linked import SD, VOID, check_vocabularies
+
+    status, ctype, body = _get(server, "")
+    assert status == 200 and ctype.startswith("text/turtle"), (status, ctype, body[:300])
+    g = Graph().parse(data=body.decode(), format="turtle")
+    services = list(g.subjects(RDF.type, URIRef(SD + "Service")))
+    assert len(services) == 1
+    service = services[0]
+    assert g.value(service, URIRef(SD + "endpoint")) == URIRef(server)
+    assert (service, URIRef(SD + "supportedLanguage"), URIRef(SD + "SPARQL11Query")) in g
+    assert (service, URIRef(SD + "feature"), URIRef(SD + "UnionDefaultGraph")) in g
+    assert (service, URIRef(SD + "resultFormat"), URIRef("http://www.w3.org/ns/formats/N-Quads")) in g
+    dataset = g.value(service, URIRef(SD + "defaultDataset"))
+    assert g.value(dataset, URIRef(VOID + "sparqlEndpoint")) == URIRef(server)
+    named = list(g.objects(dataset, URIRef(SD + "namedGraph")))
+    assert named and all(g.value(n, URIRef(SD + "name")) for n in named)
+    check_vocabularies(g)
+    count = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    n = json.loads(_get(server, count, "application/sparql-results+json")[2])["results"]["bindings"][0]["n"]
+    assert int(g.value(g.value(dataset, URIRef(SD + "defaultGraph")), URIRef(VOID + "triples"))) == int(n["value"])
+    status, ctype, body = _get(server, "", "application/ld+json")
+    assert status == 200 and ctype.startswith("application/ld+json")
+    assert len(Graph().parse(data=body.decode(), format="json-ld")) == len(g)
+    assert _get(server, "", "text/csv")[0] == 406
+
+
+def test_construct_over_graph_comes_as_n_quads_or_trig(server):
+    import pyoxigraph as ox
+
+    q = ("CONSTRUCT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } "
+         "FILTER(STRSTARTS(STR(?g), 'https://ascend-atlas.invalid/graph/concepts/')) }")
+    sizes = set()
+    for media, fmt in (("application/n-quads", ox.RdfFormat.N_QUADS), ("application/trig", ox.RdfFormat.TRIG)):
+        status, ctype, body = _get(server, q, media)
+        assert status == 200 and ctype.startswith(media), (media, status, ctype)
+        store = ox.Store()
+        store.load(body, format=fmt)
+        sizes.add(len(store))
+    assert len(sizes) == 1 and sizes.pop() > 10
+
+
+def test_cors_only_for_the_origin_given(server, mini):
+    origin = "http://yasgui.example.test"
+    q = urllib.parse.urlencode({"query": "ASK { ?s ?p ?o }"})
+    req = urllib.request.Request(server + "?" + q, headers={"Origin": origin})
+    with urllib.request.urlopen(req, timeout=30) as resp:  # off by default
+        assert resp.headers.get("Access-Control-Allow-Origin") is None
+    proc, url = _start(mini, "--cors", origin)
+    try:
+        req = urllib.request.Request(url + "?" + q, headers={"Origin": origin})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            assert resp.status == 200 and resp.headers.get("Access-Control-Allow-Origin") == origin
+        pre = urllib.request.Request(url, method="OPTIONS", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type"})
+        with urllib.request.urlopen(pre, timeout=30) as resp:
+            assert resp.status == 200 and "POST" in resp.headers.get("Access-Control-Allow-Methods", "")
+        other = urllib.request.Request(url + "?" + q, headers={"Origin": "http://elsewhere.test"})
+        with urllib.request.urlopen(other, timeout=30) as resp:
+            assert resp.headers.get("Access-Control-Allow-Origin") is None
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    bad = subprocess.run([sys.executable, "-m", "atlas", "serve", "--sparql", "--cors", "example.org", "--data",
+                          str(mini)], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "is not an origin" in bad.stderr

@@ -21,8 +21,12 @@ from .common import data_option, finish, table_option
 @table_option("repos_dir", help="Root of the local clones: each file behind a pin gets a source page "
                                 "(default: $ATLAS_REPOS, else repos/ beside the data folder).")
 @table_option("hops")
+@click.option("--base", default=None, metavar="IRI",
+              help="The address the site will be served at (https://example.org/atlas/): each concept, flow and "
+                   "repository page shows its IRI under it, links its Turtle (written beside it) and embeds "
+                   "its JSON-LD; `atlas export --base` writes the same IRIs.")
 @data_option
-def map_(out_dir, as_of, force, repos_dir, hops, data_dir):
+def map_(out_dir, as_of, force, repos_dir, hops, base, data_dir):
     """Write the atlas as an HTML site that works from file:// with no network.
 
     index.html: the overview table (concepts by first visible day x the six questions);
@@ -37,5 +41,6 @@ def map_(out_dir, as_of, force, repos_dir, hops, data_dir):
     Examples:
       atlas map
       atlas map -o /tmp/site --as-of 2024-01-01
+      atlas map --base https://example.org/atlas/
     """
-    finish(commands.site(out_dir, as_of, force, data_dir, repos_dir, hops))
+    finish(commands.site(out_dir, as_of, force, data_dir, repos_dir, hops, base))

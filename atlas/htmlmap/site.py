@@ -290,7 +290,8 @@ def source_links(v: AtlasViews, out: Path, code: SourceTables | None) -> SourceL
 
 
 def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = False,
-               code: "SourceTables | None" = None, api: list | None = None) -> list[Path]:
+               code: "SourceTables | None" = None, api: list | None = None,
+               published: tuple[str, Any] | None = None) -> list[Path]:
     """Write the site into out_dir and return the pages written: index.html (the overview),
     table.html, map.html, timeline.html, flows.html, repos.html, seed.html, flow-<id>.html for every
     flow, concepts/<id>.html for every concept, repos/<owner>/<name>.html for every repository,
@@ -323,5 +324,9 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
     pages += links.built
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}
     files[VIS_FILE] = vis_js().encode("utf-8")
+    if published is not None:  # (base IRI, the export under it): record pages with their IRI and Turtle
+        from .publish import published_files
+
+        files = published_files(atlas, published[1], published[0], files)
     write_site(out, files, force=force)
     return [p for p, _ in pages]
