@@ -27,8 +27,10 @@ def _band(r: RegionView, x: int, y: int, w: int, h: int, depth: int) -> str:
     return (f'<g class="region depth-{depth}" id="region-{escape(r["id"])}"><title>{escape(tip)}</title>'
             f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="3"/>'
             + _both(r["label"], x + 8, y + 16, "rlabel")
-            + f'<text x="{x + w - 8}" y="{y + 16}" class="rsize" text-anchor="end">{escape(_short(r["size"]))}</text>'
-            + f'<text x="{x + 8}" y="{y + 31}" class="roffset">+ {escape(_short(r["offset"]))}</text></g>')
+            + f'<text x="{x + w - 8}" y="{y + 16}" class="rsize" text-anchor="end" translate="no">'
+            + f'{escape(_short(r["size"]))}</text>'
+            + f'<text x="{x + 8}" y="{y + 31}" class="roffset" translate="no">'
+            + f'+ {escape(_short(r["offset"]))}</text></g>')
 
 
 def _short(expr: str, limit: int = 70) -> str:
