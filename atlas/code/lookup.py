@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the shapes cost start-up time as classes; the type checker 
     from .shapes import CallView, CallerView, CitationView, DefinitionRef, FunctionView
 
 FileKey = tuple[str, str, str]  # repo, commit, path
-VERSION = 2
+VERSION = 3  # 3: a pinned file's lines are split at \n only, as git counts them
 NAMES = "names.marshal"  # in a code table: function name -> its definitions
 KEPT_TARGETS = 50  # a call's candidates kept in the table (its `candidates` counts them all)
 KEPT_CALLERS = 200  # a function's callers kept in the table (its `callers_total` counts them all)
@@ -359,7 +359,7 @@ def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise:
 def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones: dict[str, str]) -> None:
     """Keep the lines of the pinned files in their entries, so that `atlas source` of a pin starts
     no git (one `git cat-file --batch` per repository, now)."""
-    from .gitread import GitReader
+    from .gitread import GitReader, blob_lines
 
     by_repo: dict[str, list[FileKey]] = {}
     for key in keys:
@@ -370,4 +370,4 @@ def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones:
         for k in wanted:
             got = data.get(blobs[k])
             if got is not None:
-                entries[_file_entry(k)]["text"] = got.decode("utf-8", "replace").splitlines()
+                entries[_file_entry(k)]["text"] = blob_lines(got)
