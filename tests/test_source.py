@@ -121,7 +121,7 @@ def test_source_of_a_pin_prints_numbered_plain_lines_when_piped(fixture):
     for n in range(11, 19):
         assert f"{n} | {lines[n - 1]}".rstrip() in [x.rstrip() for x in done.stdout.splitlines()]
     assert "function put_signal (lines 11-18)" in done.stdout
-    assert "L13 clamp -> resolved: clamp at src/put.c:6" in done.stdout
+    assert "L13 clamp -> resolved [exact]: clamp at src/put.c:6" in done.stdout
     assert "src/put.c:22 in put_only" in done.stdout  # a caller
     assert "cited by: flow put-signal step" in done.stdout
 
@@ -226,6 +226,7 @@ def _function(draw):
         targets = draw(st.lists(_ref, max_size=lookup.KEPT_TARGETS + 3))
         calls.append({"line": draw(st.integers(1, 99)), "col": draw(st.integers(1, 40)), "name": draw(_names),
                       "text": draw(_names), "status": draw(st.sampled_from(["resolved", "ambiguous", "external"])),
+                      "confidence": draw(st.sampled_from(["exact", "by name", "unresolved"])),
                       "targets": targets, "candidates": len(targets), "concepts": draw(st.lists(_names, max_size=2))})
     callers = draw(st.lists(_caller, max_size=5))
     return {"name": draw(_names), "qualified": draw(_names), "start": draw(st.integers(1, 50)),

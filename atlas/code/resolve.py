@@ -1,26 +1,47 @@
 """Link each call site to the definitions it may reach in the same repository@commit.
 
-The rule, for a call of `name` written with the scope `qualifier` and `args` arguments:
+The candidates of a call of `name` are the definitions of `name` in the indexed files of the same
+repository, commit and language family (functions with a body, and function-like macros), less those
+in a vendored folder (atlas.code.vendored) that the calling file neither lies in nor includes. Which
+of them the call reaches depends on how it is written:
 
-1. the candidates are the definitions of `name` in the indexed files of the same repository, commit
-   and language family: functions with a body, and function-like macros;
-2. a qualified call (`ns::A::name(...)`) keeps the candidates whose qualified name ends with
-   `ns::A::name`; when none does, all stay (the scope may come from a `using`);
-3. when more than one is left, those whose parameters admit `args` arguments are kept; when none
-   does, all stay;
-4. one left: `resolved`; several: `ambiguous`, every one listed. None: `external` when the
-   repository@commit was searched for the name (atlas.code.build) and every file the search met
-   was read, `unknown` when some blob could not be read (they are listed), `unsearched` when the
-   name was never searched (the call is beyond the hop limit).
+1. `std::...` (or a member call on a receiver declared with a `std::` type; through `->` on a
+   `std::unique_ptr`/`shared_ptr` the pointee's type counts instead): the standard library
+   (`stdlib`), never a definition of the repository;
+2. `Q::name(...)`: the candidates whose qualified name is `Q::name` or ends with `::Q::name`; none
+   left: no target (the scope may be an alias or another project's);
+3. `obj.name(...)`, `p->name(...)` with a known receiver type `T` (`this` is the caller's class; a
+   name declared in the function, a parameter, a field of the caller's class): the methods of `T`
+   (qualified name ending with `T::name`); none: no target (an inherited method is not followed);
+   with an unknown type: the member functions of that name, `by-name`;
+4. `name(...)`: the definitions in the caller's scopes, innermost first (the class, then each
+   enclosing namespace, then the global one, where the macros are); when no scope has one, the
+   functions that are not members (and the macros), whatever their namespace;
+5. when more than one is left, those whose parameters admit the arguments are kept (when none
+   does, all stay).
+
+Then: one left by rules 2 to 4 is `resolved`, several `ambiguous`; candidates by name only
+(rule 3 without a type; in Python, any attribute call not on `self`, which may name a module's
+function) are `by-name`. None: `external` when the repository@commit was searched for
+the name (atlas.code.build) and every file the search met was read, `unknown` when some blob could
+not be read (they are listed), `unsearched` when the name was never searched (beyond the hop limit).
+A link's confidence follows its status (atlas.code.records.CONFIDENCE): `exact` for a resolved call,
+`by name` when candidates are listed but none is picked, `unresolved` when there is no target.
 
 A call left without a target names the concepts whose probe terms, names or aliases are the called
 name (or `qualifier::name`): an `aclshmem_*` call from sgl-kernel-npu leads to the SHMEM concept.
 """
 from __future__ import annotations
 
+import re
+
 from ..model import Atlas
 from .parse import family_of
 from .records import Call, Definition, Link, MissingBlob, SourceFile
+from .vendored import Vendored
+
+_SMART = re.compile(r"^(?:::)?std::(?:unique_ptr|shared_ptr)<(.+?)(?:,.*)?>$")
+_ARGS = re.compile(r"<[^<>]*>")
 
 
 def concept_names(atlas: Atlas) -> dict[str, list[str]]:
@@ -45,53 +66,123 @@ def definitions(files: list[SourceFile]) -> dict[tuple[str, str, str], dict[str,
     return table
 
 
+Fields = dict[tuple[str, str], set[str]]  # (class's last name, field) -> the types it is declared with
+
+
 def link_calls(files: list[SourceFile], searched: dict[tuple[str, str, str], set[str]],
                unreadable: dict[tuple[str, str], list[MissingBlob]],
-               names: dict[str, list[str]]) -> list[Link]:
+               names: dict[str, list[str]], vendored: dict[tuple[str, str], Vendored] | None = None) -> list[Link]:
     """A Link for every call site of every indexed function, in file and source order.
 
     `searched`: (repo, commit, family) -> the names searched there; `unreadable`: (repo, commit) ->
-    the blobs those searches could not read; `names`: from `concept_names`."""
+    the blobs those searches could not read; `names`: from `concept_names`; `vendored`:
+    (repo, commit) -> its vendored folders (none when absent)."""
     table = definitions(files)
+    fields: dict[tuple[str, str], Fields] = {}
+    for f in files:
+        held = fields.setdefault((f.repo, f.commit), {})
+        for cls, field, kind in f.fields:
+            held.setdefault((cls.rsplit("::", 1)[-1], field), set()).add(kind)
     links = []
     for f in files:
         family = family_of(f.language)
         defs = table.get((f.repo, f.commit, family), {})
         done = searched.get((f.repo, f.commit, family), set())
         blobs = sorted({b.blob for b in unreadable.get((f.repo, f.commit), [])})
+        tree = (vendored or {}).get((f.repo, f.commit))
+        held = fields.get((f.repo, f.commit), {})
         for fn in f.functions:
             for call in fn.calls:
-                links.append(link(fn, call, defs.get(call.name, []), call.name in done, blobs, names))
+                candidates = defs.get(call.name, [])
+                if tree is not None and candidates:
+                    candidates = [d for d in candidates if tree.reachable(f.path, f.includes, d.path)]
+                links.append(link(fn, call, candidates, call.name in done, blobs, names, held))
     return links
 
 
 def link(caller, call: Call, candidates: list[Definition], searched: bool, missing: list[str],
-         names: dict[str, list[str]]) -> Link:
-    """The Link of one call site given the definitions of its name (the rule above)."""
-    targets = narrow(call, candidates)
-    if not searched:
+         names: dict[str, list[str]], fields: Fields | None = None) -> Link:
+    """The Link of one call site given the reachable definitions of its name (the rules above)."""
+    targets, how = choose(caller, call, candidates, fields or {})
+    if how == "stdlib":
+        status = "stdlib"
+    elif not searched:
         status = "unsearched"
+    elif how == "by-name" and targets:
+        status = "by-name"
     elif len(targets) == 1:
         status = "resolved"
     elif targets:
         status = "ambiguous"
     else:
         status = "unknown" if missing else "external"
-    concepts = [] if targets else concepts_for(call, names)
+    concepts = [] if targets or status == "stdlib" else concepts_for(call, names)
     return Link(caller, call, status, targets, concepts, list(missing))
 
 
-def narrow(call: Call, candidates: list[Definition]) -> list[Definition]:
-    """Rules 2 and 3: by the written scope, then by the number of arguments."""
-    out = list(candidates)
-    if call.qualifier and out:
+def choose(caller, call: Call, candidates: list[Definition], fields: Fields) -> tuple[list[Definition], str]:
+    """(the definitions the call may reach, how: "exact", "by-name" or "stdlib")."""
+    python = caller.path.endswith((".py", ".pyi"))
+    sep = "." if python else "::"
+    if not python and (_is_std(call.qualifier) or (call.receiver and _is_std(_receiver_type(caller, call, fields)))):
+        return [], "stdlib"
+    if call.receiver:
+        kind = _receiver_type(caller, call, fields)
+        if kind:
+            want = f"{kind}{sep}{call.name}"
+            return _fit(call, [d for d in candidates if d.qualified == want
+                               or d.qualified.endswith(sep + want)]), "exact"
+        return _fit(call, [d for d in candidates if python or getattr(d, "member", False)]), "by-name"
+    if call.qualifier:
         want = f"{call.qualifier}::{call.name}"
-        scoped = [d for d in out if d.qualified == want or d.qualified.endswith("::" + want)]
-        out = scoped or out
+        return _fit(call, [d for d in candidates if d.qualified == want or d.qualified.endswith("::" + want)]), "exact"
+    scopes = [] if python else caller.qualified.split(sep)[:-1]  # a Python method is not called bare
+    for depth in range(len(scopes), -1, -1):
+        want = sep.join([*scopes[:depth], call.name])
+        found = [d for d in candidates if d.qualified == want]
+        if found:
+            return _fit(call, found), "exact"
+    return _fit(call, [d for d in candidates if not getattr(d, "member", False)]), "exact"
+
+
+def _fit(call: Call, out: list[Definition]) -> list[Definition]:
+    """Rule 5: by the number of arguments, when more than one is left."""
     if len(out) > 1:
         fit = [d for d in out if d.accepts(call.args)]
         out = fit or out
     return out
+
+
+def _is_std(scope: str) -> bool:
+    scope = scope.removeprefix("::")
+    return scope == "std" or scope.startswith("std::")
+
+
+def _receiver_type(caller, call: Call, fields: Fields) -> str:
+    """The receiver's type without template arguments ("" when not known), for a member call."""
+    arrow = call.receiver.startswith("->")
+    what = call.receiver[2:] if arrow else call.receiver[1:]
+    sep = "." if caller.path.endswith((".py", ".pyi")) else "::"
+    if what == "this":
+        return caller.qualified.rsplit(sep, 1)[0] if sep in caller.qualified else ""
+    kind = ""
+    if what.startswith("T:"):
+        kind = what[2:]
+    elif what.startswith("m:") and sep in caller.qualified:
+        owner = caller.qualified.rsplit(sep, 1)[0].rsplit(sep, 1)[-1]
+        kinds = fields.get((owner, what[2:]), set())
+        kind = next(iter(kinds)) if len(kinds) == 1 else ""
+    if kind in ("", "?", "auto"):
+        return ""
+    smart = _SMART.match(kind)
+    if smart and arrow:
+        kind = smart.group(1)
+    while True:
+        shorter = _ARGS.sub("", kind)
+        if shorter == kind:
+            break
+        kind = shorter
+    return kind.removeprefix("::")
 
 
 def concepts_for(call: Call, names: dict[str, list[str]]) -> list[str]:
