@@ -81,6 +81,8 @@ ENGINE_CPP = textwrap.dedent("""\
         eng::helper(2);
         mystery.grow(3);
         std::sort(op_descs.begin(), op_descs.end());
+        mystery.size();
+        mystery.step();
     }
     }
     """)
@@ -91,7 +93,13 @@ USES_FMT = textwrap.dedent("""\
     """)
 ONE_CALL = "int lonely() { return format(\"z\"); }\n"
 
-FILES = {"third_party/fmt/include/fmt/format.h": FMT_H, "src/json/LICENSE": "a licence of its own\n",
+UTIL_H = "namespace util { inline int twice(int x) { return 2 * x; } }\n"
+USES_NS = '#include "util.h"\nusing namespace util;\nint a() { return twice(1); }\n'
+NO_USING = '#include "util.h"\nint b() { return twice(2); }\nint c() { return ring_doorbell(); }\n'
+STUB = "int ring_doorbell() { return 0; }\nint t() { return ring_doorbell(); }\n"
+
+FILES = {"src/util.h": UTIL_H, "src/uses_ns.cpp": USES_NS, "src/no_using.cpp": NO_USING,
+         "test/stub/bell_stub.cc": STUB, "third_party/fmt/include/fmt/format.h": FMT_H, "src/json/LICENSE": "a licence of its own\n",
          "src/json/json.hpp": JSON_HPP, "lib/include/spdx/include/spd/reset.h": NESTED_H,
          "src/engine.h": ENGINE_H, "src/engine.cpp": ENGINE_CPP, "src/uses_fmt.cpp": USES_FMT,
          "src/lonely.cpp": ONE_CALL, "LICENSE": "the project's licence\n"}
@@ -100,7 +108,9 @@ VENDORED = ("third_party/fmt", "src/json", "lib/include/spdx/include/spd")
 
 def _index(tmp_path):
     c = Repo(tmp_path / "repos", "o/calls").commit(FILES, d(1))
-    pins = [Evidence(pin=Pin("o/calls", c, p, 1, 1)) for p in ("src/engine.cpp", "src/uses_fmt.cpp", "src/lonely.cpp")]
+    pins = [Evidence(pin=Pin("o/calls", c, p, 1, 1)) for p in ("src/engine.cpp", "src/uses_fmt.cpp", "src/lonely.cpp",
+                                                                    "src/uses_ns.cpp", "src/no_using.cpp",
+                                                                    "test/stub/bell_stub.cc")]
     atlas = Atlas(claims=[Claim("x", Text("s", "s"), "confirmed", evidence=pins)])
     return index_atlas(atlas, tmp_path / "repos", hops=2)
 
@@ -132,8 +142,20 @@ def test_calls_reach_their_callee_by_receiver_type_scope_and_includes(tmp_path):
     assert got(19, "eng::helper") == ("resolved", "exact", ["eng::helper"])
     assert got(20, "mystery.grow")[:2] == ("external", "unresolved")  # only fmt has grow: not included here
     assert got(21, "std::sort") == stdlib
+    assert got(22, "mystery.size") == ("external", "unresolved", [])  # a std container's name: not guessed
+    assert got(23, "mystery.step") == ("by-name", "by name", ["eng::Engine::step"])  # type unknown
     step = _links(index, "src/engine.cpp")[(4, "helper")]
     assert (step.status, [t.qualified for t in step.targets]) == ("resolved", ["eng::helper"])
+
+
+def test_another_namespace_needs_a_using_line_and_test_code_is_reached_from_tests_only(tmp_path):
+    index = _index(tmp_path)
+    assert [t.qualified for t in _links(index, "src/uses_ns.cpp")[(3, "twice")].targets] == ["util::twice"]
+    other = _links(index, "src/no_using.cpp")
+    assert other[(2, "twice")].targets == [] and other[(2, "twice")].status == "external"
+    assert other[(3, "ring_doorbell")].targets == []  # only a test stub defines it
+    stub = _links(index, "test/stub/bell_stub.cc")[(2, "ring_doorbell")]
+    assert stub.status == "resolved" and stub.targets[0].path == "test/stub/bell_stub.cc"
 
 
 def test_a_vendored_library_is_reached_only_from_a_file_that_includes_it(tmp_path):

@@ -303,14 +303,15 @@ def expected(written: dict[str, Writer], seeds: list[str], hops: int):
     for p in level:
         for f in written[p].functions:
             for name, line, col, args, qualifier, form in f[6]:
-                links[(p, line, col)] = _expected_link(name, args, qualifier, form, f[1], defs.get(name, []),
+                links[(p, line, col)] = _expected_link(name, args, qualifier, form, f[1], p, defs.get(name, []),
                                                        name in searched)
     return level, links
 
 
-def _expected_link(name, args, qualifier, form, caller, candidates, searched):
+def _expected_link(name, args, qualifier, form, caller, path, candidates, searched):
     """The rule of atlas.code.resolve, for the calls the generator writes (`obj` and `ptr` are declared
-    nowhere, so a member call's receiver type is never known)."""
+    nowhere, so a member call's receiver type is never known; no file has a `using namespace` line or
+    an `#include`)."""
     how = "exact"
     if form in ("member", "arrow"):
         fits, how = [d for d in candidates if d[6]], "by-name"
@@ -324,9 +325,10 @@ def _expected_link(name, args, qualifier, form, caller, candidates, searched):
             fits = [d for d in candidates if d[3] == "::".join([*scopes[:depth], name])]
             if fits:
                 break
-        fits = fits or [d for d in candidates if not d[6]]
     if len(fits) > 1:
         fits = [d for d in fits if _accepts(d, args)] or fits
+    if len(fits) > 1:
+        fits = [d for d in fits if d[0] == path] or fits  # those in the caller's own file
     if not searched:
         status = "unsearched"
     elif how == "by-name" and fits:
@@ -425,7 +427,7 @@ def test_header_source_split_overloads_ambiguity_and_external_calls():
     ])
     seed = FileSpec("src/use.cc", [FnSpec("gamma", 0, calls=[
         CallSpec("alpha", 1), CallSpec("alpha", 2), CallSpec("alpha", 3),  # resolved, resolved, all listed
-        CallSpec("beta", 1), CallSpec("beta", 1, qualifier="nb"),  # ambiguous, resolved
+        CallSpec("beta", 1), CallSpec("beta", 1, qualifier="nb"),  # external (another namespace), resolved
         CallSpec("ext_put", 2), CallSpec("aclshmem_fake", 0), CallSpec("ext_get", 0),  # external
         CallSpec("MAC_A", 1)])])
     root = Path(tempfile.mkdtemp(prefix="atlas-code-cases-"))
@@ -439,7 +441,7 @@ def test_header_source_split_overloads_ambiguity_and_external_calls():
         for ln in index.links:
             by_name.setdefault(ln.call.name, []).append((ln.status, len(ln.targets), ln.concepts))
         assert by_name["alpha"] == [("resolved", 1, []), ("resolved", 1, []), ("ambiguous", 2, [])]
-        assert by_name["beta"] == [("ambiguous", 2, []), ("resolved", 1, [])]
+        assert by_name["beta"] == [("external", 0, []), ("resolved", 1, [])]
         assert by_name["ext_put"] == [("external", 0, ["ext-probe"])]
         assert by_name["aclshmem_fake"] == [("external", 0, ["fake-shmem"])]
         assert by_name["ext_get"] == [("external", 0, [])]

@@ -6,7 +6,8 @@ The result is plain data (tuples, lists, a dict) so that it can be cached by blo
     {"lines": n,
      "functions": [(name, qualified, start, end, min_args, max_args, [call, ...], member), ...],
      "macros": [(name, start, end, params, variadic), ...],
-     "includes": [the path of each #include, as written], "fields": [(class, field, type), ...]}
+     "includes": [the path of each #include, as written], "fields": [(class, field, type), ...],
+     "usings": [the namespace of each `using namespace`, as written]}
     call = (name, line, col, args, qualifier, text, receiver)
 
 Which grammar reads a file follows its extension (`language_of`): `.c` is C; `.h` and the C++ and
@@ -83,7 +84,7 @@ def count_lines(data: bytes) -> int:
 
 def parse(data: bytes, language: str) -> dict:
     """The functions, calls and macros of one file (see the module's docstring)."""
-    out: dict = {"lines": count_lines(data), "functions": [], "macros": [], "includes": [], "fields": []}
+    out: dict = {"lines": count_lines(data), "functions": [], "macros": [], "includes": [], "fields": [], "usings": []}
     if not language:
         return out
     rules = _Python if language == "python" else _C
@@ -105,6 +106,8 @@ def parse(data: bytes, language: str) -> dict:
     if language != "python":
         out["includes"] = [i for i in (_include(n) for n in found.get("include", [])) if i]
         out["fields"] = sorted(f for n in found.get("field", []) for f in _C.fields(n))
+        out["usings"] = sorted({"::".join(_plain_name(_text(n.named_children[-1]))) for n in found.get("using", [])
+                                if n.named_children and any(c.type == "namespace" for c in n.children)})
     for fn in out["functions"]:
         fn[6].sort(key=lambda call: (call[1], call[2]))
     return out
@@ -139,6 +142,8 @@ def _innermost(functions: list, calls: list) -> list[list]:
 _QUERIES = {
     "c": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro"
          " (preproc_include) @include (field_declaration) @field",
+    "cpp": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro"
+           " (preproc_include) @include (field_declaration) @field (using_declaration) @using",
     "python": "(function_definition) @fn (call) @call",
 }
 
@@ -153,7 +158,7 @@ def _grammar(language: str):
     grammar = importlib.import_module({"c": "tree_sitter_c", "cpp": "tree_sitter_cpp"}.get(language,
                                                                                           "tree_sitter_python"))
     lang = tree_sitter.Language(grammar.language())
-    return tree_sitter.Parser(lang), tree_sitter.Query(lang, _QUERIES["python" if language == "python" else "c"])
+    return tree_sitter.Parser(lang), tree_sitter.Query(lang, _QUERIES[language])
 
 
 def grammar_versions() -> str:

@@ -115,6 +115,7 @@ class SourceFile(NamedTuple):
     macros: list[Macro]
     includes: tuple[str, ...] = ()  # the paths its #include lines name, as written
     fields: tuple[tuple[str, str, str], ...] = ()  # (class, field, type) of the data members it declares
+    usings: tuple[str, ...] = ()  # the namespaces its `using namespace` lines name
 
     @property
     def key(self) -> tuple[str, str, str]:

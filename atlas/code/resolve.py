@@ -13,12 +13,17 @@ of them the call reaches depends on how it is written:
 3. `obj.name(...)`, `p->name(...)` with a known receiver type `T` (`this` is the caller's class; a
    name declared in the function, a parameter, a field of the caller's class): the methods of `T`
    (qualified name ending with `T::name`); none: no target (an inherited method is not followed);
-   with an unknown type: the member functions of that name, `by-name`;
+   with an unknown type: the member functions of that name, `by-name` - but for a name that the
+   standard containers, strings and smart pointers also have (`STD_MEMBERS`: `size`, `clear`,
+   `reset`, ...), which is not guessed (no target);
 4. `name(...)`: the definitions in the caller's scopes, innermost first (the class, then each
-   enclosing namespace, then the global one, where the macros are); when no scope has one, the
-   functions that are not members (and the macros), whatever their namespace;
+   enclosing namespace, then the global one, where the macros are), then in the namespaces the
+   caller's file names in `using namespace` lines; a function of another namespace is not reached;
 5. when more than one is left, those whose parameters admit the arguments are kept (when none
-   does, all stay).
+   does, all stay); then, when still more than one, those in the caller's own file, else those in
+   a file it includes (when there are any).
+
+Test code is reached only from test code (atlas.code.vendored.is_test).
 
 Then: one left by rules 2 to 4 is `resolved`, several `ambiguous`; candidates by name only
 (rule 3 without a type; in Python, any attribute call not on `self`, which may name a module's
@@ -40,6 +45,16 @@ from .parse import family_of
 from .records import Call, Definition, Link, MissingBlob, SourceFile
 from .vendored import Vendored
 
+# the member functions of the standard containers, strings, smart pointers, atomics and locks: on a
+# receiver of unknown type, a call of one of these names is not matched by name
+STD_MEMBERS = frozenset("""
+    size empty clear reserve resize capacity shrink_to_fit push_back pop_back emplace_back push_front pop_front
+    emplace_front emplace emplace_hint insert erase find count contains at front back data begin end cbegin cend
+    rbegin rend swap assign append c_str substr compare length npos lower_bound upper_bound equal_range merge
+    extract reset get release use_count lock unlock try_lock load store exchange fetch_add fetch_sub
+    compare_exchange_strong compare_exchange_weak notify_one notify_all wait wait_for wait_until join detach
+    joinable value value_or has_value first second str what top push pop max_size key_comp
+    """.split())
 _SMART = re.compile(r"^(?:::)?std::(?:unique_ptr|shared_ptr)<(.+?)(?:,.*)?>$")
 _ARGS = re.compile(r"<[^<>]*>")
 
@@ -96,14 +111,14 @@ def link_calls(files: list[SourceFile], searched: dict[tuple[str, str, str], set
                 candidates = defs.get(call.name, [])
                 if tree is not None and candidates:
                     candidates = [d for d in candidates if tree.reachable(f.path, f.includes, d.path)]
-                links.append(link(fn, call, candidates, call.name in done, blobs, names, held))
+                links.append(link(fn, call, candidates, call.name in done, blobs, names, held, f))
     return links
 
 
 def link(caller, call: Call, candidates: list[Definition], searched: bool, missing: list[str],
-         names: dict[str, list[str]], fields: Fields | None = None) -> Link:
+         names: dict[str, list[str]], fields: Fields | None = None, file: SourceFile | None = None) -> Link:
     """The Link of one call site given the reachable definitions of its name (the rules above)."""
-    targets, how = choose(caller, call, candidates, fields or {})
+    targets, how = choose(caller, call, candidates, fields or {}, file)
     if how == "stdlib":
         status = "stdlib"
     elif not searched:
@@ -120,8 +135,19 @@ def link(caller, call: Call, candidates: list[Definition], searched: bool, missi
     return Link(caller, call, status, targets, concepts, list(missing))
 
 
-def choose(caller, call: Call, candidates: list[Definition], fields: Fields) -> tuple[list[Definition], str]:
+def choose(caller, call: Call, candidates: list[Definition], fields: Fields,
+           file: SourceFile | None = None) -> tuple[list[Definition], str]:
     """(the definitions the call may reach, how: "exact", "by-name" or "stdlib")."""
+    targets, how = _choose(caller, call, candidates, fields, file.usings if file is not None else ())
+    if len(targets) > 1:
+        targets = [d for d in targets if d.path == caller.path] or \
+            [d for d in targets if file is not None and any(d.path == i or d.path.endswith("/" + i.lstrip("./"))
+                                                             for i in file.includes)] or targets
+    return targets, how
+
+
+def _choose(caller, call: Call, candidates: list[Definition], fields: Fields,
+            usings: tuple[str, ...]) -> tuple[list[Definition], str]:
     python = caller.path.endswith((".py", ".pyi"))
     sep = "." if python else "::"
     if not python and (_is_std(call.qualifier) or (call.receiver and _is_std(_receiver_type(caller, call, fields)))):
@@ -132,6 +158,8 @@ def choose(caller, call: Call, candidates: list[Definition], fields: Fields) -> 
             want = f"{kind}{sep}{call.name}"
             return _fit(call, [d for d in candidates if d.qualified == want
                                or d.qualified.endswith(sep + want)]), "exact"
+        if call.name in STD_MEMBERS and not python:
+            return [], "exact"
         return _fit(call, [d for d in candidates if python or getattr(d, "member", False)]), "by-name"
     if call.qualifier:
         want = f"{call.qualifier}::{call.name}"
@@ -142,7 +170,8 @@ def choose(caller, call: Call, candidates: list[Definition], fields: Fields) -> 
         found = [d for d in candidates if d.qualified == want]
         if found:
             return _fit(call, found), "exact"
-    return _fit(call, [d for d in candidates if not getattr(d, "member", False)]), "exact"
+    wanted = {f"{u}::{call.name}" for u in usings}
+    return _fit(call, [d for d in candidates if d.qualified in wanted]), "exact"
 
 
 def _fit(call: Call, out: list[Definition]) -> list[Definition]:

@@ -48,7 +48,8 @@ def _well_formed(value) -> bool:
             and isinstance(value.get("functions"), list) and isinstance(value.get("macros"), list)
             and all(isinstance(f, tuple) and len(f) == 8 for f in value["functions"])
             and all(isinstance(m, tuple) and len(m) == 5 for m in value["macros"])
-            and isinstance(value.get("includes"), list) and isinstance(value.get("fields"), list))
+            and isinstance(value.get("includes"), list) and isinstance(value.get("fields"), list)
+            and isinstance(value.get("usings"), list))
 
 
 def _search_file(repo: str, commit: str, names: list[str], specs: list[str]) -> Path:

@@ -14,9 +14,13 @@ A folder named `external` is not one: CANN repositories keep their own public he
 `include/external/`. Each vendored file belongs to its outermost vendored folder (its root).
 A root is reached from the project's code only by a file that includes one of its files: an
 `#include` whose path is the end of a file's path in the root (`fmt/format.h`).
+
+Test code (a file in a `test`, `tests`, `ut`, `st`, `llt`, ... folder, or named `*_test.*`,
+`test_*`) is reached only from test code: a product's call never lands in a test's stub.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 CONTAINERS = frozenset({"third_party", "thirdparty", "third-party", "3rdparty", "vendor", "vendored", "deps"})
@@ -24,6 +28,17 @@ LICENCES = ("license", "licence", "copying")
 KNOWN = frozenset({"fmt", "nlohmann", "spdlog", "googletest", "gtest", "gmock", "pybind11", "folly", "absl",
                    "abseil-cpp", "boost", "catch2", "doctest", "cxxopts", "rapidjson", "yaml-cpp", "glog",
                    "gflags", "mockcpp", "tinyxml2", "cli11", "eigen", "protobuf", "zlib", "openssl"})
+
+
+TEST_FOLDERS = frozenset({"test", "tests", "testing", "ut", "st", "llt", "unittest", "unittests", "testcase",
+                          "testcases", "gtest", "mock", "mocks", "stub", "stubs"})
+_TEST_FILE = re.compile(r"(?:^test_|_test\.|_tests\.|_unittest\.|_utest\.|_stest\.|_stub\.)", re.I)
+
+
+def is_test(path: str) -> bool:
+    """Whether a file is test code (by its folders or its name)."""
+    *folders, name = path.split("/")
+    return any(f.lower() in TEST_FOLDERS for f in folders) or bool(_TEST_FILE.search(name))
 
 
 def roots(paths: Iterable[str]) -> list[str]:
@@ -80,6 +95,9 @@ class Vendored:
 
     def reachable(self, caller_path: str, includes: Iterable[str], target_path: str) -> bool:
         """Whether a call from `caller_path` may reach a definition in `target_path`: the target is
-        the project's own code, or in the caller's own root, or in a root the caller includes."""
+        the project's own code (not test code, unless the caller is), or in the caller's own root, or
+        in a root the caller includes."""
+        if is_test(target_path) and not is_test(caller_path):
+            return False
         root = self.root_of(target_path)
         return not root or root == self.root_of(caller_path) or root in self.included(includes)
