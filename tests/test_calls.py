@@ -99,7 +99,8 @@ NO_USING = '#include "util.h"\nint b() { return twice(2); }\nint c() { return ri
 STUB = "int ring_doorbell() { return 0; }\nint t() { return ring_doorbell(); }\n"
 
 FILES = {"src/util.h": UTIL_H, "src/uses_ns.cpp": USES_NS, "src/no_using.cpp": NO_USING,
-         "test/stub/bell_stub.cc": STUB, "third_party/fmt/include/fmt/format.h": FMT_H, "src/json/LICENSE": "a licence of its own\n",
+         "test/stub/bell_stub.cc": STUB, "third_party/fmt/include/fmt/format.h": FMT_H,
+         "src/json/LICENSE": "a licence of its own\n",
          "src/json/json.hpp": JSON_HPP, "lib/include/spdx/include/spd/reset.h": NESTED_H,
          "src/engine.h": ENGINE_H, "src/engine.cpp": ENGINE_CPP, "src/uses_fmt.cpp": USES_FMT,
          "src/lonely.cpp": ONE_CALL, "LICENSE": "the project's licence\n"}
