@@ -98,7 +98,17 @@ USES_NS = '#include "util.h"\nusing namespace util;\nint a() { return twice(1); 
 NO_USING = '#include "util.h"\nint b() { return twice(2); }\nint c() { return ring_doorbell(); }\n'
 STUB = "int ring_doorbell() { return 0; }\nint t() { return ring_doorbell(); }\n"
 
-FILES = {"src/util.h": UTIL_H, "src/uses_ns.cpp": USES_NS, "src/no_using.cpp": NO_USING,
+DERIVED = textwrap.dedent("""\
+    #include "engine.h"
+    namespace eng {
+    class Derived : public Buffer {
+     public:
+      int grow() { this->reserve(2); return size(); }
+    };
+    }
+    """)
+
+FILES = {"src/derived.cpp": DERIVED, "src/util.h": UTIL_H, "src/uses_ns.cpp": USES_NS, "src/no_using.cpp": NO_USING,
          "test/stub/bell_stub.cc": STUB, "third_party/fmt/include/fmt/format.h": FMT_H,
          "src/json/LICENSE": "a licence of its own\n",
          "src/json/json.hpp": JSON_HPP, "lib/include/spdx/include/spd/reset.h": NESTED_H,
@@ -109,9 +119,9 @@ VENDORED = ("third_party/fmt", "src/json", "lib/include/spdx/include/spd")
 
 def _index(tmp_path):
     c = Repo(tmp_path / "repos", "o/calls").commit(FILES, d(1))
-    pins = [Evidence(pin=Pin("o/calls", c, p, 1, 1)) for p in ("src/engine.cpp", "src/uses_fmt.cpp", "src/lonely.cpp",
-                                                                    "src/uses_ns.cpp", "src/no_using.cpp",
-                                                                    "test/stub/bell_stub.cc")]
+    seeds = ("src/engine.cpp", "src/uses_fmt.cpp", "src/lonely.cpp", "src/uses_ns.cpp", "src/no_using.cpp",
+             "src/derived.cpp", "test/stub/bell_stub.cc")
+    pins = [Evidence(pin=Pin("o/calls", c, p, 1, 1)) for p in seeds]
     atlas = Atlas(claims=[Claim("x", Text("s", "s"), "confirmed", evidence=pins)])
     return index_atlas(atlas, tmp_path / "repos", hops=2)
 
@@ -147,6 +157,13 @@ def test_calls_reach_their_callee_by_receiver_type_scope_and_includes(tmp_path):
     assert got(23, "mystery.step") == ("by-name", "by name", ["eng::Engine::step"])  # type unknown
     step = _links(index, "src/engine.cpp")[(4, "helper")]
     assert (step.status, [t.qualified for t in step.targets]) == ("resolved", ["eng::helper"])
+
+
+def test_a_method_of_a_base_class_is_reached(tmp_path):
+    links = _links(_index(tmp_path), "src/derived.cpp")
+    assert [t.qualified for t in links[(5, "this->reserve")].targets] == ["eng::Buffer::reserve"]
+    assert [t.qualified for t in links[(5, "size")].targets] == ["eng::Buffer::size"]
+    assert links[(5, "size")].status == "resolved"
 
 
 def test_another_namespace_needs_a_using_line_and_test_code_is_reached_from_tests_only(tmp_path):

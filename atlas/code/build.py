@@ -202,7 +202,8 @@ class RepoJob:
                      for name, qualified, start, end, lo, hi, calls, member in value["functions"]]
         macros = [Macro(*base, *m) for m in value["macros"]]
         return SourceFile(self.repo, commit, path, oid, language_of(path), value["lines"], hop, functions, macros,
-                          tuple(value["includes"]), tuple(tuple(f) for f in value["fields"]), tuple(value["usings"]))
+                          tuple(value["includes"]), tuple(tuple(f) for f in value["fields"]), tuple(value["usings"]),
+                          tuple((cls, tuple(names)) for cls, names in value["bases"]))
 
     # -- rounds 1..hops: the files that define what the previous round calls -----------------------
 

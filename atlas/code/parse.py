@@ -7,7 +7,8 @@ The result is plain data (tuples, lists, a dict) so that it can be cached by blo
      "functions": [(name, qualified, start, end, min_args, max_args, [call, ...], member), ...],
      "macros": [(name, start, end, params, variadic), ...],
      "includes": [the path of each #include, as written], "fields": [(class, field, type), ...],
-     "usings": [the namespace of each `using namespace`, as written]}
+     "usings": [the namespace of each `using namespace`, as written],
+     "bases": [(class, [the names of its base classes, without template arguments]), ...]}
     call = (name, line, col, args, qualifier, text, receiver)
 
 Which grammar reads a file follows its extension (`language_of`): `.c` is C; `.h` and the C++ and
@@ -84,7 +85,8 @@ def count_lines(data: bytes) -> int:
 
 def parse(data: bytes, language: str) -> dict:
     """The functions, calls and macros of one file (see the module's docstring)."""
-    out: dict = {"lines": count_lines(data), "functions": [], "macros": [], "includes": [], "fields": [], "usings": []}
+    out: dict = {"lines": count_lines(data), "functions": [], "macros": [], "includes": [], "fields": [], "usings": [],
+                 "bases": []}
     if not language:
         return out
     rules = _Python if language == "python" else _C
@@ -106,6 +108,7 @@ def parse(data: bytes, language: str) -> dict:
     if language != "python":
         out["includes"] = [i for i in (_include(n) for n in found.get("include", [])) if i]
         out["fields"] = sorted(f for n in found.get("field", []) for f in _C.fields(n))
+        out["bases"] = sorted(b for n in found.get("bases", []) if (b := _C.bases(n)) is not None)
         out["usings"] = sorted({"::".join(_plain_name(_text(n.named_children[-1]))) for n in found.get("using", [])
                                 if n.named_children and any(c.type == "namespace" for c in n.children)})
     for fn in out["functions"]:
@@ -143,7 +146,8 @@ _QUERIES = {
     "c": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro"
          " (preproc_include) @include (field_declaration) @field",
     "cpp": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro"
-           " (preproc_include) @include (field_declaration) @field (using_declaration) @using",
+           " (preproc_include) @include (field_declaration) @field (using_declaration) @using"
+           " (base_class_clause) @bases",
     "python": "(function_definition) @fn (call) @call",
 }
 
@@ -317,6 +321,18 @@ class _C:
             (node.parent is not None and node.parent.type == "template_declaration" and node.parent.parent is not None
              and node.parent.parent.type == "field_declaration_list")
         return _function(node, parts, cls._scopes(node), "::", cls._arity(params), member) if parts else None
+
+    @classmethod
+    def bases(cls, node) -> tuple[str, list[str]] | None:
+        """(class, [its base classes' names]) of a `: public B<T>, C` clause."""
+        holder = node.parent
+        name = holder.child_by_field_name("name") if holder is not None else None
+        if name is None:
+            return None
+        scope = "::".join([*cls._scopes(holder), *_plain_name(_text(name))])
+        found = ["::".join(_plain_name(_text(c))) for c in node.named_children
+                 if c.type in ("type_identifier", "template_type", "qualified_identifier")]
+        return (scope, [b for b in found if b])
 
     @classmethod
     def fields(cls, node) -> list[tuple[str, str, str]]:

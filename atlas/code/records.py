@@ -116,6 +116,7 @@ class SourceFile(NamedTuple):
     includes: tuple[str, ...] = ()  # the paths its #include lines name, as written
     fields: tuple[tuple[str, str, str], ...] = ()  # (class, field, type) of the data members it declares
     usings: tuple[str, ...] = ()  # the namespaces its `using namespace` lines name
+    bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (class, its base classes) of the classes it declares
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -12,16 +12,17 @@ of them the call reaches depends on how it is written:
    left: no target (the scope may be an alias or another project's);
 3. `obj.name(...)`, `p->name(...)` with a known receiver type `T` (`this` is the caller's class; a
    name declared in the function, a parameter, a field of the caller's class): the methods of `T`
-   (qualified name ending with `T::name`); none: no target (an inherited method is not followed);
+   (qualified name ending with `T::name`), else of its base classes, nearest first (the bases the
+   indexed files declare, by the classes' names); none: no target;
    with an unknown type: the member functions of that name, `by-name` - but for a name that the
    standard containers, strings and smart pointers also have (`STD_MEMBERS`: `size`, `clear`,
    `reset`, ...), which is not guessed (no target);
-4. `name(...)`: the definitions in the caller's scopes, innermost first (the class, then each
-   enclosing namespace, then the global one, where the macros are), then in the namespaces the
+4. `name(...)`: the definitions in the caller's scopes, innermost first (the class and its bases,
+   then each enclosing namespace, then the global one, where the macros are), then in the namespaces the
    caller's file names in `using namespace` lines; a function of another namespace is not reached;
 5. when more than one is left, those whose parameters admit the arguments are kept (when none
-   does, all stay); then, when still more than one, those in the caller's own file, else those in
-   a file it includes (when there are any).
+   does, all stay; candidates by name only must admit them); then, when still more than one,
+   those in the caller's own file, else those in a file it includes (when there are any).
 
 Test code is reached only from test code (atlas.code.vendored.is_test).
 
@@ -82,6 +83,7 @@ def definitions(files: list[SourceFile]) -> dict[tuple[str, str, str], dict[str,
 
 
 Fields = dict[tuple[str, str], set[str]]  # (class's last name, field) -> the types it is declared with
+Bases = dict[str, set[str]]  # class's last name -> the last names of its base classes
 
 
 def link_calls(files: list[SourceFile], searched: dict[tuple[str, str, str], set[str]],
@@ -94,10 +96,14 @@ def link_calls(files: list[SourceFile], searched: dict[tuple[str, str, str], set
     (repo, commit) -> its vendored folders (none when absent)."""
     table = definitions(files)
     fields: dict[tuple[str, str], Fields] = {}
+    bases: dict[tuple[str, str], Bases] = {}
     for f in files:
         held = fields.setdefault((f.repo, f.commit), {})
         for cls, field, kind in f.fields:
             held.setdefault((cls.rsplit("::", 1)[-1], field), set()).add(kind)
+        above = bases.setdefault((f.repo, f.commit), {})
+        for cls, parents in f.bases:
+            above.setdefault(cls.rsplit("::", 1)[-1], set()).update(n.rsplit("::", 1)[-1] for n in parents)
     links = []
     for f in files:
         family = family_of(f.language)
@@ -106,19 +112,21 @@ def link_calls(files: list[SourceFile], searched: dict[tuple[str, str, str], set
         blobs = sorted({b.blob for b in unreadable.get((f.repo, f.commit), [])})
         tree = (vendored or {}).get((f.repo, f.commit))
         held = fields.get((f.repo, f.commit), {})
+        above = bases.get((f.repo, f.commit), {})
         for fn in f.functions:
             for call in fn.calls:
                 candidates = defs.get(call.name, [])
                 if tree is not None and candidates:
                     candidates = [d for d in candidates if tree.reachable(f.path, f.includes, d.path)]
-                links.append(link(fn, call, candidates, call.name in done, blobs, names, held, f))
+                links.append(link(fn, call, candidates, call.name in done, blobs, names, held, f, above))
     return links
 
 
 def link(caller, call: Call, candidates: list[Definition], searched: bool, missing: list[str],
-         names: dict[str, list[str]], fields: Fields | None = None, file: SourceFile | None = None) -> Link:
+         names: dict[str, list[str]], fields: Fields | None = None, file: SourceFile | None = None,
+         bases: Bases | None = None) -> Link:
     """The Link of one call site given the reachable definitions of its name (the rules above)."""
-    targets, how = choose(caller, call, candidates, fields or {}, file)
+    targets, how = choose(caller, call, candidates, fields or {}, file, bases or {})
     if how == "stdlib":
         status = "stdlib"
     elif not searched:
@@ -136,9 +144,9 @@ def link(caller, call: Call, candidates: list[Definition], searched: bool, missi
 
 
 def choose(caller, call: Call, candidates: list[Definition], fields: Fields,
-           file: SourceFile | None = None) -> tuple[list[Definition], str]:
+           file: SourceFile | None = None, bases: Bases | None = None) -> tuple[list[Definition], str]:
     """(the definitions the call may reach, how: "exact", "by-name" or "stdlib")."""
-    targets, how = _choose(caller, call, candidates, fields, file.usings if file is not None else ())
+    targets, how = _choose(caller, call, candidates, fields, file.usings if file is not None else (), bases or {})
     if len(targets) > 1:
         targets = [d for d in targets if d.path == caller.path] or \
             [d for d in targets if file is not None and any(d.path == i or d.path.endswith("/" + i.lstrip("./"))
@@ -147,7 +155,7 @@ def choose(caller, call: Call, candidates: list[Definition], fields: Fields,
 
 
 def _choose(caller, call: Call, candidates: list[Definition], fields: Fields,
-            usings: tuple[str, ...]) -> tuple[list[Definition], str]:
+            usings: tuple[str, ...], bases: Bases) -> tuple[list[Definition], str]:
     python = caller.path.endswith((".py", ".pyi"))
     sep = "." if python else "::"
     if not python and (_is_std(call.qualifier) or (call.receiver and _is_std(_receiver_type(caller, call, fields)))):
@@ -155,12 +163,11 @@ def _choose(caller, call: Call, candidates: list[Definition], fields: Fields,
     if call.receiver:
         kind = _receiver_type(caller, call, fields)
         if kind:
-            want = f"{kind}{sep}{call.name}"
-            return _fit(call, [d for d in candidates if d.qualified == want
-                               or d.qualified.endswith(sep + want)]), "exact"
+            return _fit(call, _methods(candidates, kind, call.name, sep, bases)), "exact"
         if call.name in STD_MEMBERS and not python:
             return [], "exact"
-        return _fit(call, [d for d in candidates if python or getattr(d, "member", False)]), "by-name"
+        guessed = [d for d in candidates if (python or getattr(d, "member", False)) and d.accepts(call.args)]
+        return _fit(call, guessed), "by-name"
     if call.qualifier:
         want = f"{call.qualifier}::{call.name}"
         return _fit(call, [d for d in candidates if d.qualified == want or d.qualified.endswith("::" + want)]), "exact"
@@ -168,10 +175,34 @@ def _choose(caller, call: Call, candidates: list[Definition], fields: Fields,
     for depth in range(len(scopes), -1, -1):
         want = sep.join([*scopes[:depth], call.name])
         found = [d for d in candidates if d.qualified == want]
+        if not found and depth == len(scopes) and depth:  # the caller's class: then its bases
+            found = _methods(candidates, sep.join(scopes), call.name, sep, bases, own=False)
         if found:
             return _fit(call, found), "exact"
     wanted = {f"{u}::{call.name}" for u in usings}
     return _fit(call, [d for d in candidates if d.qualified in wanted]), "exact"
+
+
+def _methods(candidates: list[Definition], kind: str, name: str, sep: str, bases: Bases,
+             own: bool = True) -> list[Definition]:
+    """The methods `name` of the class `kind` (with `own`), else of its bases, nearest first."""
+    level = [kind.rsplit(sep, 1)[-1]]
+    seen = set(level)
+    if own:
+        want = f"{kind}{sep}{name}"
+        found = [d for d in candidates if d.qualified == want or d.qualified.endswith(sep + want)]
+        if found:
+            return found
+    for _depth in range(6):
+        level = [b for c in level for b in sorted(bases.get(c, ())) if b not in seen]
+        if not level:
+            break
+        seen.update(level)
+        found = [d for d in candidates for b in level if d.qualified == f"{b}{sep}{name}"
+                 or d.qualified.endswith(f"{sep}{b}{sep}{name}")]
+        if found:
+            return found
+    return []
 
 
 def _fit(call: Call, out: list[Definition]) -> list[Definition]:
