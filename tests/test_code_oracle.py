@@ -314,7 +314,8 @@ def _expected_link(name, args, qualifier, form, caller, path, candidates, search
     an `#include`)."""
     how = "exact"
     if form in ("member", "arrow"):
-        fits, how = [d for d in candidates if d[6] and _accepts(d, args)], "by-name"  # a guess must fit
+        fits, how = [d for d in candidates if d[6] and (d[5] < 0 or args <= d[5] if d[0].endswith((".c", ".cc", ".cpp"))
+                                                          else _accepts(d, args))], "by-name"  # a guess must fit
     elif qualifier:
         want = f"{qualifier}::{name}"
         fits = [d for d in candidates if d[3] == want or d[3].endswith("::" + want)]

@@ -21,7 +21,8 @@ of them the call reaches depends on how it is written:
    then each enclosing namespace, then the global one, where the macros are), then in the namespaces the
    caller's file names in `using namespace` lines; a function of another namespace is not reached;
 5. when more than one is left, those whose parameters admit the arguments are kept (when none
-   does, all stay; candidates by name only must admit them); then, when still more than one,
+   does, all stay; candidates by name only must admit them - in a source file, where a definition
+   outside its class does not repeat its default arguments, not too many); then, when still more than one,
    those in the caller's own file, else those in a file it includes (when there are any).
 
 Test code is reached only from test code (atlas.code.vendored.is_test).
@@ -166,7 +167,7 @@ def _choose(caller, call: Call, candidates: list[Definition], fields: Fields,
             return _fit(call, _methods(candidates, kind, call.name, sep, bases)), "exact"
         if call.name in STD_MEMBERS and not python:
             return [], "exact"
-        guessed = [d for d in candidates if (python or getattr(d, "member", False)) and d.accepts(call.args)]
+        guessed = [d for d in candidates if (python or getattr(d, "member", False)) and _admits(d, call.args)]
         return _fit(call, guessed), "by-name"
     if call.qualifier:
         want = f"{call.qualifier}::{call.name}"
@@ -203,6 +204,18 @@ def _methods(candidates: list[Definition], kind: str, name: str, sep: str, bases
         if found:
             return found
     return []
+
+
+_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu")
+
+
+def _admits(d: Definition, args: int) -> bool:
+    """Whether a guessed candidate may take `args` arguments: a definition in a source file is
+    usually written outside its class, where the declaration's default arguments are not repeated,
+    so only too many arguments rule it out there."""
+    if d.path.lower().endswith(_SOURCES):
+        return args < 0 or getattr(d, "max_args", -1) < 0 or args <= getattr(d, "max_args", -1)
+    return d.accepts(args)
 
 
 def _fit(call: Call, out: list[Definition]) -> list[Definition]:
