@@ -4,11 +4,13 @@ A plain name of one concept gives its card, as it always has. Anything else is r
 (`atlas.understand`: the intent, the concepts named, the words that matter) and answered with one
 value, `{query, intent, answer, hits}`:
 
-- `intent`: `{kind, question, concepts, lang}`; kind is definition, history, question, comparison,
+- `intent`: `{kind, question, concepts, lang}`; kind is definition, history, release, question, comparison,
   claims or search (docs/json.md);
 - `answer`: what the question asks for, from the views (a definition: the card; history: the
   card's first visible day and history; question: the card's answer to that question; comparison:
-  `queries.compare`; claims: the claims about the concepts), or None for a search;
+  `queries.compare`; claims: the claims about the concepts; release: the first release of each
+  public symbol the text names, per repository that declares it, else of the symbols the named
+  concept names - `release_answer`), or None for a search;
 - `hits`: the ranked search over the words that matter (question words dropped), with the concepts
   the intent is about first (for claims: the claims about them first).
 
@@ -18,11 +20,16 @@ Nothing found in concepts, claims, flows or repositories is a miss: `Asked("miss
 """
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from .understand import Reading, read, sides
 
 LIMIT = 10
+RELEASE_SYMBOLS = 24  # the symbols a release answer lists (a concept may name more: `more` counts them)
+# a word of the question shaped like a symbol: `a_b`, `ns::f`, `camelCase`/`HcclX`
+_WORD = re.compile(r"(?<![\w:])[A-Za-z_~][A-Za-z0-9_]*(?:::~?[A-Za-z_][A-Za-z0-9_]*)*")
+_SHAPED = re.compile(r"_|::|[a-z][A-Z]|[A-Z]{2}[a-z]")
 CLAIMS = 40  # hits ranked beyond the shown ones when claims are asked for: every claim the words find
 
 
@@ -74,6 +81,13 @@ def understood(opened: Any, text: str, limit: int = LIMIT, cards: bool = True) -
     words = reading.text if kind != "search" else reading.plain  # "" when only question words were asked
     ranked = index.search(words, limit=limit + (CLAIMS if kind == "claims" else 0), snippets=limit) if words else []
     hits = ranked[:limit]
+    released = None
+    if kind == "release":
+        released = release_answer(opened, text, subjects or _strong(hits))
+        if released is None:  # no public symbol is named: the concept's history answers "since when"
+            kind = "history"
+        else:
+            subjects = released["concepts"]
     if kind in ("definition", "history", "question") and not subjects:
         subjects = _strong(hits)
     if kind == "comparison" and len(subjects) < 2:
@@ -81,13 +95,40 @@ def understood(opened: Any, text: str, limit: int = LIMIT, cards: bool = True) -
     if _needs_subject(kind, subjects):
         kind = "search"
         hits = index.search(reading.plain, limit=limit) if reading.plain else []
-    answer = ANSWERS[kind](opened, reading, subjects, ranked)
+    answer = released if kind == "release" else ANSWERS[kind](opened, reading, subjects, ranked)
     if kind == "definition" and not cards and answer is not None:
         answer = {"concept": answer["id"], "name": answer["names"]}
     hits = _first(opened, kind, subjects, answer, hits, limit)
     intent = {"kind": kind, "question": reading.question if kind == "question" else None,
               "concepts": subjects, "lang": reading.lang}
     return {"query": text, "intent": intent, "answer": answer, "hits": hits}, reading
+
+
+def release_answer(opened: Any, text: str, concepts: list[str]) -> dict | None:
+    """The first release of the public symbols a question names (each word shaped like a symbol
+    that the API store knows, in every repository that declares it), else of those the named
+    concepts name: {concepts, symbols: [{repo, kind, name, first_release, introduced,
+    introduced_date, first, removed, concepts}], more}; None when neither names one."""
+    api = opened.api
+    found = []
+    for m in _WORD.finditer(text):
+        if _SHAPED.search(m.group(0)):
+            found += api.lookup(m.group(0))
+    used: list[str] = []
+    if not found:
+        for cid in concepts:
+            named = [s for item in opened.cards.card(cid).get("api") or []
+                     for s in api.lookup(f"{item['repo']}:{item['name']}") if s.kind == item["kind"]]
+            if named:
+                used.append(cid)
+                found += named
+    unique = list({(s.repo, s.kind, s.name): s for s in found}.values())
+    if not unique:
+        return None
+    cards = [api.card(s) for s in unique[:RELEASE_SYMBOLS]]
+    return {"concepts": used, "more": max(0, len(unique) - RELEASE_SYMBOLS),
+            "symbols": [{k: c[k] for k in ("repo", "kind", "name", "first_release", "introduced", "introduced_date",
+                                           "first", "removed", "concepts")} for c in cards]}
 
 
 def _needs_subject(kind: str, subjects: list[str]) -> bool:

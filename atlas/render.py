@@ -384,6 +384,13 @@ SAID = {
         "ambiguous": '"{term}" is ambiguous: several concepts have names starting with it',
         "nearest": "nearest names:",
         "none_near": "no name is near it either; try other words (atlas query --help)",
+        "released": "first release {release} ({day}) - {name} in {repo}; introduced by commit {sha} ({intro_day})",
+        "never": "never released - {name} in {repo}: no release up to the cut-off declares it; introduced by "
+                 "commit {sha} ({intro_day})",
+        "off_mainline": "not on the mainline up to the cut-off",
+        "removed": "    removed by commit {sha} ({day})",
+        "named_by": "The public symbols {ids} names:",
+        "more": "... and {n} more (atlas api SYMBOL shows each)",
     },
     "zh": {
         "first": "{name}：{day} 首次可见于 {repo}（{sha}，{precision}；{method}: {value}）",
@@ -401,6 +408,12 @@ SAID = {
         "ambiguous": "“{term}”有歧义：多个概念的名称以它开头",
         "nearest": "最接近的名称：",
         "none_near": "也没有相近的名称；换个说法试试（atlas query --help）",
+        "released": "首次发布于 {release}（{day}）- {repo} 的 {name}；引入提交 {sha}（{intro_day}）",
+        "never": "从未发布 - {repo} 的 {name}：截止日前没有哪个发布版本声明它；引入提交 {sha}（{intro_day}）",
+        "off_mainline": "截止日前不在主线上",
+        "removed": "    已被提交 {sha} 移除（{day}）",
+        "named_by": "{ids} 所指的公开符号：",
+        "more": "…… 另有 {n} 个（atlas api 符号名 可逐个查看）",
     },
 }
 
@@ -470,8 +483,26 @@ def _search_head(a: None, questions: dict, lang: str, said: dict) -> list[str]:
     return []
 
 
+def _release_head(a: dict, questions: dict, lang: str, said: dict) -> list[str]:
+    """Each symbol's first release first (its day and the introducing commit), per repository."""
+    lines = [said["named_by"].format(ids=", ".join(a["concepts"]))] if a["concepts"] else []
+    for sym in a["symbols"]:
+        rel = sym["first_release"]
+        intro = sym["introduced"]
+        fields = {"name": sym["name"], "repo": sym["repo"], "sha": intro[:12] if intro else said["off_mainline"],
+                  "intro_day": utc_day(sym["introduced_date"]) if intro and sym["introduced_date"] else "-"}
+        line = said["released"].format(release=rel["name"], day=utc_day(rel["date"]), **fields) if rel else \
+            said["never"].format(**fields)
+        lines += hang(line, term_width(), "", "    ")
+        if sym["removed"]:
+            lines.append(said["removed"].format(sha=sym["removed"]["sha"][:12], day=utc_day(sym["removed"]["date"])))
+    if a["more"]:
+        lines.append(said["more"].format(n=a["more"]))
+    return lines
+
+
 ANSWER_HEADS: dict[str, Callable[..., list[str]]] = {
-    "history": _history_head, "question": _question_head, "comparison": _comparison_head,
+    "release": _release_head, "history": _history_head, "question": _question_head, "comparison": _comparison_head,
     "claims": _claims_head, "search": _search_head}
 
 

@@ -146,7 +146,8 @@ def _call_line(c: dict) -> str:
         to = "concept " + ", ".join(c["concepts"])
     else:
         to = ""
-    return f"    L{c['line']} {c['text']} -> {c['status']}" + (f": {to}" if to else "")
+    status = "standard library" if c["status"] == "stdlib" else c["status"]
+    return f"    L{c['line']} {c['text']} -> {status} [{c['confidence']}]" + (f": {to}" if to else "")
 
 
 def _function_block(fn: dict, x: dict) -> list[str]:

@@ -12,7 +12,8 @@
 3. the question words and particles of the same file, which are dropped.
 
 What is left besides the names and the cues is the question's own content. The intent, by priority:
-comparison (a cue and two concepts or more), question (one of the six), history, claims (a cue, or
+comparison (a cue and two concepts or more), question (one of the six), release (which release first
+ships a public symbol), history, claims (a cue, or
 an English question that asks yes or no), definition (one concept and nothing else), else search.
 An intent that needs a concept and names none keeps `concepts` empty; the caller may take the
 concept that the words find by all of its name (`atlas.ask`).
@@ -64,7 +65,7 @@ class Words:
         self.raw = raw
         intents = raw["intents"]
         cues = [(kind, intents[kind]["en"], intents[kind]["zh"])
-                for kind in ("comparison", "history", "claims", "definition")]
+                for kind in ("comparison", "release", "history", "claims", "definition")]
         cues += [(f"question:{qid}", forms["en"], forms["zh"]) for qid, forms in raw["questions"].items()]
         kinds: dict[str, str] = {}
         for kind, en, zh in cues:
@@ -223,6 +224,8 @@ def _intent(kinds: list[str], named: tuple[str, ...], content: bool, yes_no: boo
         return "comparison", None
     if questions:
         return "question", questions[0]
+    if "release" in kinds:
+        return "release", None
     if "history" in kinds:
         return "history", None
     if "claims" in kinds:

@@ -121,7 +121,7 @@ def test_source_of_a_pin_prints_numbered_plain_lines_when_piped(fixture):
     for n in range(11, 19):
         assert f"{n} | {lines[n - 1]}".rstrip() in [x.rstrip() for x in done.stdout.splitlines()]
     assert "function put_signal (lines 11-18)" in done.stdout
-    assert "L13 clamp -> resolved: clamp at src/put.c:6" in done.stdout
+    assert "L13 clamp -> resolved [exact]: clamp at src/put.c:6" in done.stdout
     assert "src/put.c:22 in put_only" in done.stdout  # a caller
     assert "cited by: flow put-signal step" in done.stdout
 
@@ -226,6 +226,7 @@ def _function(draw):
         targets = draw(st.lists(_ref, max_size=lookup.KEPT_TARGETS + 3))
         calls.append({"line": draw(st.integers(1, 99)), "col": draw(st.integers(1, 40)), "name": draw(_names),
                       "text": draw(_names), "status": draw(st.sampled_from(["resolved", "ambiguous", "external"])),
+                      "confidence": draw(st.sampled_from(["exact", "by name", "unresolved"])),
                       "targets": targets, "candidates": len(targets), "concepts": draw(st.lists(_names, max_size=2))})
     callers = draw(st.lists(_caller, max_size=5))
     return {"name": draw(_names), "qualified": draw(_names), "start": draw(st.integers(1, 50)),
@@ -241,3 +242,39 @@ def test_the_code_table_entry_keeps_what_the_views_say(functions):
     want = [dict(fn, calls=[dict(c, targets=c["targets"][:lookup.KEPT_TARGETS]) for c in fn["calls"]],
                  callers=fn["callers"][:lookup.KEPT_CALLERS]) for fn in functions]
     assert back == want
+
+
+def test_source_prints_the_bytes_git_has_a_carriage_return_shown(tmp_path):
+    """A file committed with Windows line ends (and a form feed inside a line): `atlas source` of a
+    pin (lines kept in the code table) and of a location in a file read from the clone give the lines
+    git counts, split at `\\n` only, each `\\r` kept in JSON and shown as a visible `\\x0d` in text."""
+    import shutil
+
+    from conftest import MINI
+    from test_harvest import Repo, d
+
+    crlf = PUT_C.replace("return n;", "return n; /*\x0c*/").replace("\n", "\r\n").encode()
+    doorbell = b"int ring_doorbell(int *db, int n)\r\n{\r\n    *db = n;\r\n    return n;\r\n}\r\n"
+    root = tmp_path / "repos"
+    c1 = Repo(root, "example/shmem").commit({"src/put.c": crlf, "src/doorbell.c": doorbell}, d(1))
+    assert subprocess.run(["git", "-C", str(root / "example/shmem"), "show", f"{c1}:src/put.c"],
+                          capture_output=True, check=True).stdout == crlf  # git holds the \r
+    data = tmp_path / "data"
+    shutil.copytree(MINI, data)
+    for f in data.rglob("*.yaml"):
+        f.write_text(f.read_text(encoding="utf-8").replace(
+            "example/shmem@89abcdef0123456789abcdef0123456789abcdef:", f"example/shmem@{c1}:"), encoding="utf-8")
+    env = {"ATLAS_CACHE": str(tmp_path / "cache")}
+    want = crlf.decode().split("\n")
+    for target, first in ((f"example/shmem@{c1}:src/put.c#L11-L18", 11), ("doorbell.c:3", 1)):
+        done = _run("source", target, "--format", "json", "--data", str(data), "--repos", str(root), env=env)
+        assert done.returncode == 0, done.stderr
+        (x,) = json.loads(done.stdout)["excerpts"]
+        lines = want if x["path"] == "src/put.c" else doorbell.decode().split("\n")
+        assert x["start"] == first and x["lines"] == lines[first - 1:x["end"]]
+        assert all(line.endswith("\r") for line in x["lines"])
+        assert x["path"] == "src/doorbell.c" or "    return n; /*\x0c*/\r" in x["lines"]
+        text = _run("source", target, "--data", str(data), "--repos", str(root), env=env)
+        assert text.returncode == 0 and "\r" not in text.stdout
+        shown = [row.split(" | ", 1)[1] for row in text.stdout.splitlines() if " | " in row]
+        assert shown == [line.replace("\r", "\\x0d").replace("\x0c", "\\x0c") for line in x["lines"]]

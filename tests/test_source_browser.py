@@ -47,6 +47,13 @@ def _track_shows(page, selector: str) -> bool:
     }""", selector)
 
 
+def test_the_workspace_outline_shows_each_calls_confidence(built):
+    site, _data, _c1 = built
+    html = (site / "code-put-signal.html").read_text(encoding="utf-8")
+    assert html.count('class="confidence conf-exact"') >= 2  # put_signal's clamp and ring_doorbell
+    assert "精确" in html and "exact" in html
+
+
 @pytest.mark.parametrize("width,height", [(1440, 900), (390, 844)])
 def test_workspace_follows_a_step_and_a_call_and_back(tab, built, artifacts, width, height):
     site, _data, _c1 = built

@@ -184,7 +184,7 @@ def read_files(code: CodeTable | None, keys: list[FileKey]) -> dict[FileKey, tup
 
 
 def _read_repo(code, repo: str, keys: list[FileKey]) -> dict[FileKey, tuple[list[str] | None, str]]:
-    from .gitread import GitReader
+    from .gitread import GitReader, blob_lines
 
     git = GitReader(Path(code.clones[repo]), repo)
     blobs = {k: code.blob(k) for k in keys}
@@ -202,7 +202,7 @@ def _read_repo(code, repo: str, keys: list[FileKey]) -> dict[FileKey, tuple[list
         if k in out:
             continue
         got = data.get(blobs[k])
-        out[k] = (got.decode("utf-8", "replace").splitlines(), "") if got is not None else \
+        out[k] = (blob_lines(got), "") if got is not None else \
             (None, f"the blob {blobs[k][:12]} of {k[2]} is missing from the clone (a partial clone)")
     return out
 

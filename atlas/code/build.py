@@ -35,6 +35,7 @@ from .gitread import GitReader
 from .parse import SOURCE_EXTENSIONS, family_of, language_of, parse
 from .records import Call, CodeIndex, Function, Macro, MissingBlob, SourceFile, Unindexed
 from .resolve import concept_names, link_calls
+from .vendored import Vendored
 
 STRATEGIES = ("grep", "tree")
 
@@ -76,6 +77,7 @@ def index_atlas(atlas: Atlas, repos_root=None, hops: int = 1, strategy: str = "g
         by_repo.setdefault(target.repo, {})[target] = pinned
     index = CodeIndex(hops=hops)
     searches: dict[tuple[str, str, str], set[str]] = {}
+    vendored: dict[tuple[str, str], Vendored] = {}
     unreadable: dict[tuple[str, str], list[MissingBlob]] = {}
     for rid in sorted(by_repo):
         clone = locate.find_clone(rid, root, mapping)
@@ -95,9 +97,10 @@ def index_atlas(atlas: Atlas, repos_root=None, hops: int = 1, strategy: str = "g
         index.unindexed.extend(job.unindexed)
         searches.update({(rid, c, fam): names for (c, fam), names in job.searched.items()})
         unreadable.update({(rid, c): _unique(blobs) for c, blobs in job.unreadable.items()})
+        vendored.update({(rid, c): v for c, v in job.vendored().items()})
     _from_loose(atlas, index, root)
     index.files.sort(key=lambda f: (f.repo, f.commit, f.path))
-    index.links = link_calls(index.files, searches, unreadable, concept_names(atlas))
+    index.links = link_calls(index.files, searches, unreadable, concept_names(atlas), vendored)
     index.reindex()
     return index
 
@@ -135,10 +138,12 @@ def _from_loose(atlas: Atlas, index: CodeIndex, root) -> None:
 def source_file(repo: str, commit: str, path: str, oid: str, value: dict, hop: int) -> SourceFile:
     """The records of one parsed file."""
     base = (repo, commit, path)
-    functions = [Function(*base, name, qualified, start, end, lo, hi, [Call(*c) for c in calls])
-                 for name, qualified, start, end, lo, hi, calls in value["functions"]]
+    functions = [Function(*base, name, qualified, start, end, lo, hi, [Call(*c) for c in calls], member)
+                 for name, qualified, start, end, lo, hi, calls, member in value["functions"]]
     macros = [Macro(*base, *m) for m in value["macros"]]
-    return SourceFile(repo, commit, path, oid, language_of(path), value["lines"], hop, functions, macros)
+    return SourceFile(repo, commit, path, oid, language_of(path), value["lines"], hop, functions, macros,
+                      tuple(value["includes"]), tuple(tuple(f) for f in value["fields"]), tuple(value["usings"]),
+                      tuple((cls, tuple(names)) for cls, names in value["bases"]))
 
 
 class RepoJob:
@@ -164,6 +169,16 @@ class RepoJob:
             if not level:
                 break
             level = self._follow(level, hop)
+
+    def vendored(self) -> dict[str, Vendored]:
+        """commit -> the vendored folders of its tree, for each commit that has indexed files."""
+        out = {}
+        for commit in sorted({c for c, _p in self.files}):
+            try:
+                out[commit] = Vendored(p for p, _oid in self.git.list_files(commit, ("",)))
+            except AtlasError:  # a tree git cannot list: no folder is taken for vendored
+                out[commit] = Vendored([])
+        return out
 
     # -- round 0: the files the atlas names ------------------------------------------------------
 

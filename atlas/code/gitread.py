@@ -131,6 +131,17 @@ class GitReader:
         return paths, unreadable
 
 
+def blob_lines(data: bytes) -> list[str]:
+    """A blob's lines as git counts them: split at each `\\n` only, every other byte kept (a `\\r`
+    before the `\\n` of a Windows line end, a form feed, U+2028 stay in their line); a last line
+    without a newline is a line."""
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _first_line(err: bytes) -> str:
     text = err.decode("utf-8", "replace").strip()
     return text.splitlines()[0] if text else "(no message)"

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the shapes cost start-up time as classes; the type checker 
     from .shapes import CallView, CallerView, CitationView, DefinitionRef, FunctionView
 
 FileKey = tuple[str, str, str]  # repo, commit, path
-VERSION = 2
+VERSION = 4  # 3: a pinned file's lines are split at \n only; 4: each call carries its confidence
 NAMES = "names.marshal"  # in a code table: function name -> its definitions
 KEPT_TARGETS = 50  # a call's candidates kept in the table (its `candidates` counts them all)
 KEPT_CALLERS = 200  # a function's callers kept in the table (its `callers_total` counts them all)
@@ -166,6 +166,7 @@ def function_view(index, fn) -> FunctionView:
     """A function of the code index with its linked calls and its callers."""
     calls: list[CallView] = [{"line": lk.call.line, "col": lk.call.col, "name": lk.call.name,
                               "text": lk.call.text or lk.call.name, "status": lk.status,
+                              "confidence": lk.confidence,
                               "targets": [_ref(t) for t in lk.targets], "candidates": len(lk.targets),
                               "concepts": list(lk.concepts)}
                              for lk in index.callees(fn)]
@@ -198,7 +199,8 @@ def pack(functions: list[FunctionView]) -> dict:
     defs = _Defs()
     rows = []
     for fn in functions:
-        calls = [(c["line"], c["col"], c["name"], c["text"], c["status"], c["candidates"], c["concepts"],
+        calls = [(c["line"], c["col"], c["name"], c["text"], c["status"], c["confidence"], c["candidates"],
+                  c["concepts"],
                   [defs.id((t["repo"], t["commit"], t["path"], t["start"], t["end"], t["name"], t["qualified"]))
                    for t in c["targets"][:KEPT_TARGETS]]) for c in fn["calls"]]
         callers = [(defs.id((c["repo"], c["commit"], c["path"], c["start"], 0, "", c["function"])), c["line"])
@@ -219,8 +221,9 @@ def unpack(entry: dict) -> list[FunctionView]:
     for name, qualified, start, end, calls, callers, total in entry["functions"]:
         out.append({"name": name, "qualified": qualified, "start": start, "end": end, "callers_total": total,
                     "calls": [{"line": line, "col": col, "name": cname, "text": text, "status": status,
-                               "candidates": count, "concepts": concepts, "targets": [ref(i) for i in ids]}
-                              for line, col, cname, text, status, count, concepts, ids in calls],
+                               "confidence": sure, "candidates": count, "concepts": concepts,
+                               "targets": [ref(i) for i in ids]}
+                              for line, col, cname, text, status, sure, count, concepts, ids in calls],
                     "callers": [{"repo": defs[i][0], "commit": defs[i][1], "path": defs[i][2], "line": line,
                                  "function": defs[i][6], "start": defs[i][3]} for i, line in callers]})
     return out
@@ -367,7 +370,7 @@ def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones:
     no git (one `git cat-file --batch` per repository, now). A file no clone holds was indexed
     from a loose copy under `root` with its blob id, and is read from there again."""
     from ..harvest.loose import LooseCopies
-    from .gitread import GitReader
+    from .gitread import GitReader, blob_lines
 
     by_repo: dict[str, list[FileKey]] = {}
     for key in keys:
@@ -383,4 +386,4 @@ def add_texts(entries: dict[str, dict], head: dict, keys: list[FileKey], clones:
         for k in wanted:
             got = data.get(blobs[k])
             if got is not None:
-                entries[_file_entry(k)]["text"] = got.decode("utf-8", "replace").splitlines()
+                entries[_file_entry(k)]["text"] = blob_lines(got)

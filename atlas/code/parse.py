@@ -4,9 +4,12 @@ arities), the call sites inside each function, and its macros.
 The result is plain data (tuples, lists, a dict) so that it can be cached by blob (atlas.code.store):
 
     {"lines": n,
-     "functions": [(name, qualified, start, end, min_args, max_args, [call, ...]), ...],
-     "macros": [(name, start, end, params, variadic), ...]}
-    call = (name, line, col, args, qualifier, text)
+     "functions": [(name, qualified, start, end, min_args, max_args, [call, ...], member), ...],
+     "macros": [(name, start, end, params, variadic), ...],
+     "includes": [the path of each #include, as written], "fields": [(class, field, type), ...],
+     "usings": [the namespace of each `using namespace`, as written],
+     "bases": [(class, [the names of its base classes, without template arguments]), ...]}
+    call = (name, line, col, args, qualifier, text, receiver)
 
 Which grammar reads a file follows its extension (`language_of`): `.c` is C; `.h` and the C++ and
 CUDA extensions are C++ (the headers pinned by the atlas are C++; C parses as C++ but for C++
@@ -22,7 +25,17 @@ keywords used as names); `.py` is Python. What counts:
 - a call belongs to the innermost function around it; calls outside every function (a global
   initialiser) and inside macro bodies are not call sites; a call through an expression that has no
   name (`(*fp)(x)`, `f()()`) is not recorded, nor are C++'s named casts (`static_cast<T>(x)`);
-- a macro is every `#define`; a function-like one records its parameter count and `...`.
+- a macro is every `#define`; a function-like one records its parameter count and `...`;
+- a function is a `member` when it is defined in a class body or its declarator names a scope
+  (`Box::f`; Python: defined in a class);
+- a member call (`obj.f()`, `p->f()`) records its receiver: the operator (`.` or `->`), then `this`
+  (for `this->f()`, Python's `self.f()`), `T:<type>` when the receiver is a name declared in the
+  function, a parameter, a class field of the same body or a global above (its type as written;
+  Python: `T:<name>` for `name().f()`),
+  `m:<name>` when a name is not declared there (a field of the caller's class, looked up in the
+  `fields` of the indexed files by atlas.code.resolve), `?` otherwise (an expression, `auto`);
+- `fields` are the data members declared in class bodies: (the class's qualified name, the
+  field's name, its type as written).
 
 Ascend C and CUDA put qualifiers the grammar does not know before and inside declarations
 (`__aicore__`, `__gm__`, `LAUNCH_BOUND(N)`, ...): they are blanked out byte for byte before parsing
@@ -72,7 +85,8 @@ def count_lines(data: bytes) -> int:
 
 def parse(data: bytes, language: str) -> dict:
     """The functions, calls and macros of one file (see the module's docstring)."""
-    out: dict = {"lines": count_lines(data), "functions": [], "macros": []}
+    out: dict = {"lines": count_lines(data), "functions": [], "macros": [], "includes": [], "fields": [], "usings": [],
+                 "bases": []}
     if not language:
         return out
     rules = _Python if language == "python" else _C
@@ -91,6 +105,12 @@ def parse(data: bytes, language: str) -> dict:
     out["functions"] = sorted((f[2] for f in functions), key=lambda fn: (fn[2], fn[3], fn[0]))
     out["macros"] = [m for m in (_macro(n) for n in found.get("macro", [])) if m is not None]
     out["macros"].sort(key=lambda m: (m[1], m[0]))
+    if language != "python":
+        out["includes"] = [i for i in (_include(n) for n in found.get("include", [])) if i]
+        out["fields"] = sorted(f for n in found.get("field", []) for f in _C.fields(n))
+        out["bases"] = sorted(b for n in found.get("bases", []) if (b := _C.bases(n)) is not None)
+        out["usings"] = sorted({"::".join(_plain_name(_text(n.named_children[-1]))) for n in found.get("using", [])
+                                if n.named_children and any(c.type == "namespace" for c in n.children)})
     for fn in out["functions"]:
         fn[6].sort(key=lambda call: (call[1], call[2]))
     return out
@@ -123,7 +143,11 @@ def _innermost(functions: list, calls: list) -> list[list]:
 
 
 _QUERIES = {
-    "c": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro",
+    "c": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro"
+         " (preproc_include) @include (field_declaration) @field",
+    "cpp": "(function_definition) @fn (call_expression) @call (preproc_def) @macro (preproc_function_def) @macro"
+           " (preproc_include) @include (field_declaration) @field (using_declaration) @using"
+           " (base_class_clause) @bases",
     "python": "(function_definition) @fn (call) @call",
 }
 
@@ -138,7 +162,7 @@ def _grammar(language: str):
     grammar = importlib.import_module({"c": "tree_sitter_c", "cpp": "tree_sitter_cpp"}.get(language,
                                                                                           "tree_sitter_python"))
     lang = tree_sitter.Language(grammar.language())
-    return tree_sitter.Parser(lang), tree_sitter.Query(lang, _QUERIES["python" if language == "python" else "c"])
+    return tree_sitter.Parser(lang), tree_sitter.Query(lang, _QUERIES[language])
 
 
 def grammar_versions() -> str:
@@ -190,13 +214,83 @@ def _named(node) -> list:
     return [c for c in node.named_children if c.type != "comment"]
 
 
-def _function(node, parts: list[str], scopes: list[str], sep: str, arity: tuple[int, int]) -> tuple:
-    return (parts[-1], sep.join([*scopes, *parts]), _first_line(node), _last_line(node), arity[0], arity[1], [])
+def _function(node, parts: list[str], scopes: list[str], sep: str, arity: tuple[int, int], member: bool) -> tuple:
+    return (parts[-1], sep.join([*scopes, *parts]), _first_line(node), _last_line(node), arity[0], arity[1], [],
+            member)
 
 
-def _call_record(name_node, parts: list[str], args: int, callee) -> tuple:
+def _call_record(name_node, parts: list[str], args: int, callee, receiver: str = "") -> tuple:
     line, col = name_node.start_point
-    return (parts[-1], line + 1, col + 1, args, "::".join(parts[:-1]), _SPACE.sub(" ", _text(callee))[:80])
+    return (parts[-1], line + 1, col + 1, args, "::".join(parts[:-1]), _SPACE.sub(" ", _text(callee))[:80],
+            receiver)
+
+
+def _include(node) -> str:
+    path = node.child_by_field_name("path")
+    return _text(path).strip().strip('<>"').strip() if path is not None else ""
+
+
+_TYPE_NOISE = re.compile(r"\b(?:const|volatile|struct|class|union|enum|typename|mutable|static|inline|"
+                         r"constexpr|thread_local|extern|register)\b|[&*]")
+
+
+def type_text(node) -> str:
+    """A declared type as written, without qualifiers, `&` and `*`; `?` for `auto`."""
+    if node is None or node.type == "placeholder_type_specifier":
+        return "?"
+    text = _SPACE.sub("", _TYPE_NOISE.sub(" ", _text(node)))
+    return text or "?"
+
+
+_DECLARATORS = {"init_declarator", "pointer_declarator", "reference_declarator", "array_declarator",
+                "parenthesized_declarator", "attributed_declarator"}
+
+
+def _declared_names(node) -> list[str]:
+    """The names a declaration (or parameter, field) declares: its declarators' identifiers."""
+    out = []
+    for i in range(node.child_count):
+        if node.field_name_for_child(i) != "declarator":
+            continue
+        decl = node.children[i]
+        while decl is not None and decl.type in _DECLARATORS:
+            decl = decl.child_by_field_name("declarator") or next(
+                (c for c in decl.named_children if c.type in _DECLARATORS | {"identifier", "field_identifier"}), None)
+        if decl is not None and decl.type in ("identifier", "field_identifier"):
+            out.append(_text(decl))
+    return out
+
+
+_HOLDERS = {"declaration", "field_declaration", "parameter_declaration", "optional_parameter_declaration",
+            "for_range_loop"}
+
+
+def _declared_type(ident) -> str | None:
+    """The type of the declaration of `ident` seen from where it is used: the nearest declaration
+    above it in the enclosing blocks, the function's parameters, the class body, the file; None
+    when there is none."""
+    name = _text(ident)
+    node, at = ident.parent, ident.start_byte
+    while node is not None:
+        found = None
+        kids = node.named_children
+        if node.type == "function_definition":
+            decl = node.child_by_field_name("declarator")
+            while decl is not None and decl.type != "function_declarator":
+                decl = decl.child_by_field_name("declarator")
+            params = decl.child_by_field_name("parameters") if decl is not None else None
+            kids = params.named_children if params is not None else []
+        elif node.type == "for_range_loop":
+            kids = [node]
+        for kid in kids:
+            if kid.type in _HOLDERS and (kid.start_byte < at or node.type in ("field_declaration_list",
+                                                                              "function_definition", "for_range_loop")):
+                if name in _declared_names(kid):
+                    found = kid
+        if found is not None:
+            return type_text(found.child_by_field_name("type"))
+        node = node.parent
+    return None
 
 
 def _macro(node) -> tuple | None:
@@ -223,7 +317,35 @@ class _C:
             return None
         name_node, params = found
         parts = _plain_name(_text(name_node))
-        return _function(node, parts, cls._scopes(node), "::", cls._arity(params)) if parts else None
+        member = len(parts) > 1 or (node.parent is not None and node.parent.type == "field_declaration_list") or \
+            (node.parent is not None and node.parent.type == "template_declaration" and node.parent.parent is not None
+             and node.parent.parent.type == "field_declaration_list")
+        return _function(node, parts, cls._scopes(node), "::", cls._arity(params), member) if parts else None
+
+    @classmethod
+    def bases(cls, node) -> tuple[str, list[str]] | None:
+        """(class, [its base classes' names]) of a `: public B<T>, C` clause."""
+        holder = node.parent
+        name = holder.child_by_field_name("name") if holder is not None else None
+        if name is None:
+            return None
+        scope = "::".join([*cls._scopes(holder), *_plain_name(_text(name))])
+        found = ["::".join(_plain_name(_text(c))) for c in node.named_children
+                 if c.type in ("type_identifier", "template_type", "qualified_identifier")]
+        return (scope, [b for b in found if b])
+
+    @classmethod
+    def fields(cls, node) -> list[tuple[str, str, str]]:
+        """(class, field, type) of a data member declaration in a class body."""
+        holder = node.parent
+        if holder is None or holder.type != "field_declaration_list" or holder.parent is None:
+            return []
+        name = holder.parent.child_by_field_name("name")
+        if name is None:
+            return []
+        scope = "::".join([*cls._scopes(holder.parent), *_plain_name(_text(name))])
+        kind = type_text(node.child_by_field_name("type"))
+        return [(scope, field, kind) for field in _declared_names(node)]
 
     @classmethod
     def _scopes(cls, node) -> list[str]:
@@ -282,7 +404,29 @@ class _C:
         parts = _plain_name(_text(target))
         if not parts or (len(parts) == 1 and parts[0] in _CASTS):
             return None
-        return _call_record(target, parts, len(_named(args)) if args is not None else 0, callee)
+        receiver = cls._receiver(callee) if callee.type == "field_expression" else ""
+        return _call_record(target, parts, len(_named(args)) if args is not None else 0, callee, receiver)
+
+    @staticmethod
+    def _receiver(callee) -> str:
+        """What a member call is made on (see the module's docstring)."""
+        op = callee.child_by_field_name("operator")
+        arrow = "->" if op is not None and op.type == "->" else "."
+        arg = callee.child_by_field_name("argument")
+        if arg is None:
+            return arrow + "?"
+        if arg.type == "this":
+            return arrow + "this"
+        if arg.type == "field_expression":
+            inner = arg.child_by_field_name("argument")
+            field = arg.child_by_field_name("field")
+            if inner is not None and inner.type == "this" and field is not None:
+                return f"{arrow}m:{_text(field)}"
+            return arrow + "?"
+        if arg.type == "identifier":
+            kind = _declared_type(arg)
+            return f"{arrow}m:{_text(arg)}" if kind is None else f"{arrow}T:{kind}"
+        return arrow + "?"
 
 
 class _Python:
@@ -297,7 +441,8 @@ class _Python:
             if up.type == "class_definition" and up.child_by_field_name("name") is not None:
                 scopes.insert(0, _text(up.child_by_field_name("name")))
             up = up.parent
-        return _function(node, [_text(name)], scopes, ".", cls._arity(node, node.child_by_field_name("parameters")))
+        return _function(node, [_text(name)], scopes, ".", cls._arity(node, node.child_by_field_name("parameters")),
+                         _in_class(node))
 
     @staticmethod
     def _arity(node, params) -> tuple[int, int]:
@@ -331,7 +476,24 @@ class _Python:
             count = -1
         else:
             count = len(items)
-        return _call_record(target, [_text(target)], count, callee)
+        receiver = ""
+        if callee.type == "attribute":
+            obj = callee.child_by_field_name("object")
+            receiver = ".?"
+            if obj is not None and obj.type == "identifier" and _text(obj) in ("self", "cls"):
+                receiver = ".this"
+            elif obj is not None and obj.type == "call" and (made := obj.child_by_field_name("function")) is not None \
+                    and made.type == "identifier":  # `Engine().put()`: a method of what the call makes
+                receiver = f".T:{_text(made)}"
+        return _call_record(target, [_text(target)], count, callee, receiver)
+
+
+def _in_class(node) -> bool:
+    """A Python function defined directly in a class body (decorated or not)."""
+    deco = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else None
+    holder = (deco or node).parent
+    return holder is not None and holder.type == "block" and holder.parent is not None and \
+        holder.parent.type == "class_definition"
 
 
 def _is_method(node) -> bool:

@@ -11,13 +11,18 @@ from __future__ import annotations
 from typing import NamedTuple
 
 # How a call was linked (see atlas.code.resolve):
-#   resolved   - exactly one definition in the repository@commit fits it
+#   resolved   - exactly one definition in the repository@commit fits it by its scope, receiver type or name
 #   ambiguous  - several fit: every candidate is listed, none is picked
+#   by-name    - a member call whose receiver's type is not known: the methods of that name are listed
+#   stdlib     - a call into the standard library (`std::...`, a method of a `std::` type)
 #   external   - the repository@commit was searched and defines no such function or macro
 #   unknown    - searched, nothing found, but blobs the search could not read might define it
 #   unsearched - the name was not searched (beyond the hop limit); targets are the definitions
 #                the index happens to hold, which may not be all of them
-STATUSES = ("resolved", "ambiguous", "external", "unknown", "unsearched")
+STATUSES = ("resolved", "ambiguous", "by-name", "stdlib", "external", "unknown", "unsearched")
+# how far a link can be trusted, by its status
+CONFIDENCE = {"resolved": "exact", "ambiguous": "by name", "by-name": "by name", "unsearched": "by name",
+              "stdlib": "unresolved", "external": "unresolved", "unknown": "unresolved"}
 
 Key = tuple[str, str, str, int, str]  # repo, commit, path, first line, name
 
@@ -34,6 +39,7 @@ class Call(NamedTuple):
     args: int
     qualifier: str = ""
     text: str = ""  # the callee expression as written (at most 80 characters)
+    receiver: str = ""  # a member call's receiver: "", or "." / "->" then this | T:<type> | m:<name> | ?
 
 
 class Function(NamedTuple):
@@ -49,6 +55,7 @@ class Function(NamedTuple):
     min_args: int
     max_args: int  # -1: variadic
     calls: list[Call]  # in source order
+    member: bool = False  # defined in a class body, or with a written scope (`Box::f`)
 
     @property
     def key(self) -> Key:
@@ -106,6 +113,10 @@ class SourceFile(NamedTuple):
     hop: int  # 0: named by the atlas; n: defines something a file of hop n-1 calls
     functions: list[Function]
     macros: list[Macro]
+    includes: tuple[str, ...] = ()  # the paths its #include lines name, as written
+    fields: tuple[tuple[str, str, str], ...] = ()  # (class, field, type) of the data members it declares
+    usings: tuple[str, ...] = ()  # the namespaces its `using namespace` lines name
+    bases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (class, its base classes) of the classes it declares
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -121,6 +132,11 @@ class Link(NamedTuple):
     targets: list  # Function | Macro, every candidate when ambiguous
     concepts: list[str]  # no target: the concepts whose probes or aliases name the called name
     missing: list[str]  # blobs the search could not read (they might define it too)
+
+    @property
+    def confidence(self) -> str:
+        """exact, by name or unresolved (an unsearched call with no target is unresolved)."""
+        return "unresolved" if not self.targets else CONFIDENCE[self.status]
 
 
 class MissingBlob(NamedTuple):

@@ -28,7 +28,8 @@ class CallView(TypedDict):
     col: int
     name: str
     text: str
-    status: str  # resolved | ambiguous | external | unknown | unsearched (atlas.code.records)
+    status: str  # resolved | ambiguous | by-name | stdlib | external | unknown | unsearched (atlas.code.records)
+    confidence: str  # exact | by name | unresolved
     targets: list[DefinitionRef]  # every candidate, or the first KEPT_TARGETS of `candidates`
     candidates: int  # how many definitions the call may reach
     concepts: list[str]

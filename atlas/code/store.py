@@ -46,8 +46,10 @@ def save(blob: str, language: str, value: dict) -> None:
 def _well_formed(value) -> bool:
     return (isinstance(value, dict) and isinstance(value.get("lines"), int)
             and isinstance(value.get("functions"), list) and isinstance(value.get("macros"), list)
-            and all(isinstance(f, tuple) and len(f) == 7 for f in value["functions"])
-            and all(isinstance(m, tuple) and len(m) == 5 for m in value["macros"]))
+            and all(isinstance(f, tuple) and len(f) == 8 for f in value["functions"])
+            and all(isinstance(m, tuple) and len(m) == 5 for m in value["macros"])
+            and isinstance(value.get("includes"), list) and isinstance(value.get("fields"), list)
+            and isinstance(value.get("usings"), list) and isinstance(value.get("bases"), list))
 
 
 def _search_file(repo: str, commit: str, names: list[str], specs: list[str]) -> Path:

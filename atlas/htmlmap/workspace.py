@@ -181,14 +181,23 @@ def _segments(ws: Workspace, fn: dict, step_pin: dict | None) -> list[tuple[int,
 
 
 CALL_STATUS = {"resolved": ("resolved", "已解析"), "ambiguous": ("ambiguous", "有歧义"),
+               "by-name": ("candidates by name", "按名称的候选"), "stdlib": ("standard library", "标准库"),
                "external": ("external", "外部"), "unknown": ("unknown: missing blobs", "未知：缺少 blob"),
                "unsearched": ("not searched", "未搜索")}
+CONFIDENCE = {"exact": ("exact", "精确"), "by name": ("by name", "仅按名称"), "unresolved": ("unresolved", "未解析")}
 
 
 def call_status(status: str) -> str:
     """A call's resolution (atlas.code.resolve) in both languages."""
     en, zh = CALL_STATUS.get(status, (status, status))
     return str(tr(en, zh))
+
+
+def confidence_html(call: dict) -> str:
+    """How far a call's link can be trusted (exact, by name, unresolved), in both languages."""
+    sure = call.get("confidence", "unresolved")
+    en, zh = CONFIDENCE.get(sure, (sure, sure))
+    return f'<span class="confidence conf-{sure.replace(" ", "-")}">{tr(en, zh)}</span>'
 
 
 def outline_html(ws: Workspace, fn: dict, step_pin: dict | None) -> str:
@@ -200,7 +209,8 @@ def outline_html(ws: Workspace, fn: dict, step_pin: dict | None) -> str:
         label = f'<a class="call" href="{escape(href)}" title="{escape(title)}" translate="no">{text}</a>' if href \
             else f'<span class="call" title="{escape(title)}" translate="no">{text}</span>'
         items.append((call["line"], f'<li class="callitem"><span class="span" translate="no">L{call["line"]}</span> '
-                                    f'{label} <span class="status">{call_status(call["status"])}</span></li>'))
+                                    f'{label} <span class="status">{call_status(call["status"])}</span> '
+                                    f'{confidence_html(call)}</li>'))
     items.sort(key=lambda x: x[0])
     callers = called_by(fn["callers_total"]) if fn["callers"] else NO_CALLER
     repo, commit, path = fn["key"]
