@@ -227,6 +227,9 @@ def _private_cache(tmp_path_factory, monkeypatch):
     # outside a checkout refresh and verify create the user data directory: never the tester's own
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
     monkeypatch.delenv("ATLAS_DATA", raising=False)
+    # answers are drawn for $COLUMNS, else the terminal, else 120 columns; an xdist worker inherits a
+    # COLUMNS of 80 from its start-up, so every test draws for the width it would get in a pipe
+    monkeypatch.setenv("COLUMNS", "120")
     # the checkout's repos/ may list real clones (repos/local.yaml): a test reads only the clones it makes
     monkeypatch.setenv("ATLAS_REPOS", str(tmp_path_factory.getbasetemp() / "no-clones"))
 
