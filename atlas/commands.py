@@ -68,7 +68,7 @@ class Option(NamedTuple):
 OPTIONS = {o.dest: o for o in (
     Option(("--data",), "data_dir", None, None, None,
            "Data directory (default: $ATLAS_DATA, else the checkout's data/, else the user data directory's "
-           "or the bundled atlas; see the README's Folders).", folder=True),
+           "or the bundled atlas; see docs/folders.md).", folder=True),
     Option(("--format",), "fmt", ("text", "json"), "text", None,
            "Output format; json is stable (see docs/json.md)."),
     Option(("--lang",), "lang", ("en", "zh", "all"), "en", None, "Language of the explanations."),
@@ -666,7 +666,7 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
            data_dir=None, all_symbols: bool = False) -> Answer:
     """`atlas export`: the RDF on standard output, into a file (atomically) or into an endpoint. The
     graph holds every release and the API symbols concepts name; `all_symbols` adds every symbol of
-    the API histories (about 4x the triples: see the README's benchmarks)."""
+    the API histories (about 4x the triples: see docs/benchmarks.md)."""
     from .errors import AtlasError, Location
     from .opened import Opened
     from .rdf import build_graph, serialize

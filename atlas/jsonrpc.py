@@ -2,7 +2,7 @@
 message is answered.
 
 The SDK's stdio reader (mcp 2.3) drops a line it cannot read without a reply, so a client that sent
-an id would wait forever (README, "Notes"). `check` reads a line the way JSON-RPC 2.0 and MCP define
+an id would wait forever (docs/mcp.md, "Malformed messages"). `check` reads a line the way JSON-RPC 2.0 and MCP define
 a message and returns either the text to hand on or the error replies: a parse error (-32700) for a
 line that is not UTF-8 JSON text (a lone surrogate, raw or escaped, included), an invalid request
 (-32600) for JSON that is not a message (an array, a wrong version, an id that is not a string or an

@@ -1,6 +1,6 @@
 """The MCP server's stdio transport: the SDK's, with every line the client sends checked first.
 
-The SDK's stdio reader (mcp 2.3) drops a line it cannot read without replying (README, "Notes"), so
+The SDK's stdio reader (mcp 2.3) drops a line it cannot read without replying (docs/mcp.md, "Malformed messages"), so
 a client that sent an id would wait forever. Here the lines are read from the process's stdin
 (fd 0 then reads the null device, so that no child process takes the client's bytes) and handed to
 the SDK's `stdio_server` as its input: a good message goes on, a malformed one is answered with a

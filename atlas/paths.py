@@ -1,6 +1,6 @@
 """Where things live: the data folder, the clones, the user's cache and data directory.
 
-The rule (README, "Where the atlas keeps its folders"), first match wins:
+The rule (docs/folders.md), first match wins:
 
 1. `--data` / `--repos`, then `$ATLAS_DATA` / `$ATLAS_REPOS`: exactly those folders;
 2. in a checkout of this project - a folder holding a `pyproject.toml` that names the project and

@@ -1,10 +1,10 @@
-"""Record a real MCP session for the README: the SDK's stdio client starts `atlas serve --mcp`,
+"""Record a real MCP session for docs/mcp.md: the SDK's stdio client starts `atlas serve --mcp`,
 lists its tools (titles, hints, output schemas) and resources, calls `search` and then `card` on 直驱,
 and asks for the first page of every claim; the exchange is printed (long JSON is shortened; the
 client receives everything, and validates each answer against the tool's output schema).
 
     python scripts/mcp_transcript.py            # print the transcript
-    python scripts/mcp_transcript.py --readme   # rewrite README.md between the mcp markers
+    python scripts/mcp_transcript.py --docs     # rewrite docs/mcp.md between the mcp markers
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def _tool_line(t) -> str:
 
 
 def _shown(name: str, value: dict) -> dict:
-    """The part of an answer the README shows."""
+    """The part of an answer docs/mcp.md shows."""
     if name == "card":
         rest = sorted(k for k in value if k not in CARD_KEYS)
         return {k: value[k] for k in CARD_KEYS} | {"(also)": ", ".join(rest)}
@@ -80,10 +80,10 @@ def render() -> str:
 
 def main(argv):
     text = render()
-    if "--readme" not in argv:
+    if "--docs" not in argv:
         print(text)
         return 0
-    readme = ROOT / "README.md"
+    readme = ROOT / "docs" / "mcp.md"
     old = readme.read_text(encoding="utf-8")
     head, _, rest = old.partition(START)
     _, _, tail = rest.partition(END)

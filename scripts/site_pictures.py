@@ -1,4 +1,4 @@
-"""Regenerate the README's pictures of the site from the bundled atlas, in Chromium, each taken at
+"""Regenerate the pictures of the site (README and docs/) from the bundled atlas, in Chromium, each taken at
 the width a README column shows it (about 980 CSS px or less), so every label in it is at the size
 the page draws it:
 

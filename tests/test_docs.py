@@ -1,4 +1,4 @@
-"""The README shows real, current output, and every command is documented and has help."""
+"""The tour (docs/tour.md) shows real, current output, and every command is in the README and has help."""
 from __future__ import annotations
 
 import runpy
@@ -9,9 +9,9 @@ from atlas.cli import COMMANDS, cli
 from conftest import ROOT
 
 
-def test_readme_tour_is_current():
-    tour = runpy.run_path(str(ROOT / "scripts" / "readme_tour.py"))
-    assert tour["main"](["--check"]) == 0, "README.md tour is stale: run python scripts/readme_tour.py"
+def test_tour_is_current():
+    tour = runpy.run_path(str(ROOT / "scripts" / "docs_tour.py"))
+    assert tour["main"](["--check"]) == 0, "docs/tour.md is stale: run python scripts/docs_tour.py"
 
 
 def test_every_command_is_in_the_readme_and_has_help():

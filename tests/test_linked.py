@@ -507,13 +507,13 @@ def test_export_jsonld_is_compacted_with_a_context(mini, tmp_path):
     assert set(g) == set(nt)
 
 
-def test_readme_linked_data_examples_are_current():
-    """Each `$ atlas ...` block in the README's linked-data section prints what the README shows."""
+def test_linked_data_examples_are_current():
+    """Each `$ atlas ...` block in docs/linked-data.md prints what the page shows."""
     import runpy
 
-    script = runpy.run_path(str(ROOT / "scripts" / "readme_linked.py"))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    script = runpy.run_path(str(ROOT / "scripts" / "docs_linked.py"))
+    readme = (ROOT / "docs" / "linked-data.md").read_text(encoding="utf-8")
     start, end = script["_section"](readme)
     assert len(script["BLOCK"].findall(readme[start:end])) >= 4
     assert script["main"](["--check"]) == 0, \
-        "README linked-data examples are stale: run python scripts/readme_linked.py"
+        "docs/linked-data.md examples are stale: run python scripts/docs_linked.py"

@@ -1,8 +1,8 @@
-"""Regenerate the README's tour from real command output (run after data changes).
+"""Regenerate the tour (docs/tour.md) from real command output (run after data changes).
 
-    python scripts/readme_tour.py          # rewrite README.md between the tour markers
-    python scripts/readme_tour.py --check  # exit 1 if README.md is stale (tests/test_docs.py runs this)
-    ATLAS_REPOS=DIR python scripts/readme_tour.py --code  # also the code part (needs the clones)
+    python scripts/docs_tour.py          # rewrite docs/tour.md between the tour markers
+    python scripts/docs_tour.py --check  # exit 1 if docs/tour.md is stale (tests/test_docs.py runs this)
+    ATLAS_REPOS=DIR python scripts/docs_tour.py --code  # also the code part (needs the clones)
 
 The code part of the tour (`atlas where`, `atlas source`) shows source lines read from local clones,
 so it is written only with --code and never checked: a checkout without clones prints the hint instead.
@@ -62,7 +62,7 @@ CODE_TOUR = [
      " and the nearest pins.", ["where", "shmem_device_udma.hpp:490"]),
     ("Forward from a flow step to its code: the lines, who cites them, the function, its calls and its callers"
      " (piped, so plain; a terminal gets colours). The source lines themselves are printed from your clone;"
-     " this README folds them into one bracketed line, because the project copies no third-party code.",
+     " the tour folds them into one bracketed line, because the project copies no third-party code.",
      ["source", "tensor-to-wqe-lowering", "doorbell"]),
     ("A line number alone, or a function name, is a query too:", ["query", "aclshmemi_udma_post_send"]),
 ]
@@ -73,7 +73,7 @@ _SOURCE_LINE = re.compile(r"^\s*(\d+) \| ")
 
 def without_source_lines(out: str) -> str:
     """The output with each run of numbered source lines folded into one line that says what it held:
-    the sources behind the pins are under their own licences, so the README shows where, not what."""
+    the sources behind the pins are under their own licences, so the tour shows where, not what."""
     kept: list[str] = []
     run: list[str] = []
     for line in out.splitlines() + [""]:
@@ -104,7 +104,7 @@ def render(tour=TOUR) -> str:
 
 
 def main(argv):
-    readme = ROOT / "README.md"
+    readme = ROOT / "docs" / "tour.md"
     text = readme.read_text(encoding="utf-8")
     head, _, rest = text.partition(START)
     _, _, tail = rest.partition(END)
@@ -118,7 +118,7 @@ def main(argv):
         new = f"{before}{CODE_START}\n{render(CODE_TOUR)}{CODE_END}{after}"
     if "--check" in argv:
         if new != text:
-            print("README.md tour is stale: run python scripts/readme_tour.py", file=sys.stderr)
+            print("docs/tour.md is stale: run python scripts/docs_tour.py", file=sys.stderr)
             return 1
         return 0
     readme.write_text(new, encoding="utf-8")

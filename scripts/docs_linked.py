@@ -1,7 +1,7 @@
-"""Refresh the output of the `$ atlas ...` examples in the README's "Linked data" section.
+"""Refresh the output of the `$ atlas ...` examples in docs/linked-data.md.
 
-    python scripts/readme_linked.py          # rewrite each example's output from a real run
-    python scripts/readme_linked.py --check  # exit 1 if any is stale (tests/test_linked.py runs this)
+    python scripts/docs_linked.py          # rewrite each example's output from a real run
+    python scripts/docs_linked.py --check  # exit 1 if any is stale (tests/test_linked.py runs this)
 """
 from __future__ import annotations
 
@@ -17,9 +17,7 @@ BLOCK = re.compile(r"```console\n\$ (atlas [^\n]*)\n(.*?)```", re.S)
 
 
 def _section(text: str) -> tuple[int, int]:
-    start = text.index("## Linked data")
-    end = text.find("\n## ", start + 3)
-    return start, len(text) if end < 0 else end
+    return 0, len(text)  # the whole page
 
 
 def _run(command: str) -> str:
@@ -42,12 +40,12 @@ def render(text: str) -> str:
 
 
 def main(argv) -> int:
-    readme = ROOT / "README.md"
+    readme = ROOT / "docs" / "linked-data.md"
     text = readme.read_text(encoding="utf-8")
     new = render(text)
     if "--check" in argv:
         if new != text:
-            print("README.md linked-data examples are stale: run python scripts/readme_linked.py",
+            print("docs/linked-data.md examples are stale: run python scripts/docs_linked.py",
                   file=sys.stderr)
             return 1
         return 0
