@@ -161,3 +161,29 @@ def test_source_pages_rendered_in_worker_processes_are_those_rendered_here(world
         sites[name] = {p.relative_to(tmp_path / name).as_posix(): p.read_bytes()
                        for p in (tmp_path / name).rglob("*") if p.is_file()}
     assert sum("source/" in k for k in sites["here"]) >= 3 and sites["here"] == sites["workers"]
+
+
+def test_the_workers_end_when_the_process_that_started_them_is_killed(tmp_path):
+    """A map or an index killed outright (a timeout's SIGKILL) leaves no worker waiting for ever."""
+    import signal
+    import time
+
+    code = ("import sys, time\nfrom atlas.code.build import worker_pool\npool = worker_pool(2)\n"
+            "list(pool.map(abs, range(8)))\nprint(*pool._processes, flush=True)\ntime.sleep(60)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    workers = [int(w) for w in proc.stdout.readline().split()]
+    assert len(workers) == 2 and all(Path(f"/proc/{w}").exists() for w in workers)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    def running(pid: int) -> bool:  # a zombie (not yet reaped by whoever adopted it) has ended
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except (OSError, IndexError):
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(map(running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(running, workers))

@@ -111,6 +111,29 @@ def _parse_one(item: tuple[bytes, str]) -> dict:
     return parse(*item)
 
 
+def _orphan_guard(parent: int) -> None:
+    """In a worker process: end when the process that started it is gone (killed, so that it could not
+    shut its pool down), rather than wait for work for ever."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def worker_pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
+    """`workers` processes for the index's parses or the map's pages; each ends with the process that
+    started it. `fork`: started by fork, so that they inherit the caller's tables."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork") if fork else None
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_orphan_guard, initargs=(os.getpid(),))
+
+
 class Parsing:
     """Parses the blobs an index needs: in worker processes (one per core) when a batch is large
     enough to pay for them, and counted on a progress bar ("files parsed of those to parse") that
@@ -153,7 +176,7 @@ class Parsing:
                 yield value
             return
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(self.workers)
+            self.pool = worker_pool(self.workers)
         for value in self.pool.map(_parse_one, items, chunksize=max(1, min(16, len(items) // (4 * self.workers)))):
             bar.advance()
             yield value

@@ -351,9 +351,9 @@ def _rendered(keys: list[FileKey], tables: tuple):
             for key in keys:
                 yield key, _render(key)
             return
-        from concurrent.futures import ProcessPoolExecutor
+        from ..code.build import worker_pool
 
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        with worker_pool(workers, fork=True) as pool:
             yield from zip(keys, pool.map(_render, keys, chunksize=4))
     finally:
         _SHARED.clear()
