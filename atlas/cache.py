@@ -274,7 +274,18 @@ def in_use(item: Path) -> list[Lock]:
 # What the cache holds, and cleaning it up
 # ---------------------------------------------------------------------------------------------
 
-MAX_BYTES = 2 << 30  # the default size cap ($ATLAS_CACHE_MAX_MB)
+# The default size cap ($ATLAS_CACHE_MAX_MB): room for the parts one session with every clone makes (the
+# parses of the code behind the pins, one code table, the compiled index and its search, the API store and
+# the SPARQL store: about 250 MB together), and for one more version of the largest of them.
+MAX_BYTES = 400 << 20
+PARTS = {  # what each kind of entry is (`atlas cache` names it)
+    "store": "the compiled index of a data folder",
+    "source": "parses of source files, by git blob (shared by every data folder and clone set)",
+    "codetab": "the code table of a data version over a set of clones",
+    "pins": "the pin table of a data version", "clones": "where the clones are",
+    "api": "the API histories, compiled", "sparql": "the SPARQL store", "code": "this code's key",
+    "portable": "the YAML reader's check", "querywords": "the question words, parsed",
+    "claims": "claims, compiled"}
 MAX_OTHERS = 3  # data versions kept besides the current one ($ATLAS_CACHE_KEEP)
 
 
@@ -414,6 +425,12 @@ def report(clear_it: bool = False, folder: Path | None = None) -> dict:
         out["removed"], out["kept"] = clear(folder)
     found = entries(folder)
     out["bytes"] = sum(e.size for e in found)
+    out["max_bytes"] = _limits()[0]
+    parts: dict[str, int] = {}
+    for e in found:
+        parts[e.kind] = parts.get(e.kind, 0) + e.size
+    out["parts"] = [{"kind": k, "bytes": n, "what": PARTS.get(k, "")}
+                    for k, n in sorted(parts.items(), key=lambda kv: (-kv[1], kv[0]))]
     out["entries"] = [{"name": e.name, "kind": e.kind, "bytes": e.size, "about": e.about,
                        "used": datetime.fromtimestamp(e.used, timezone.utc).isoformat(timespec="seconds")}
                       for e in found]

@@ -617,8 +617,9 @@ def repos_report(repo_ids=(), repos_dir=None, fmt: str = "text", data_dir=None) 
     return answer(fmt, value, render.repos_report)
 
 
-def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
-    """`atlas verify`: every evidence pin against the local clones; exit 1 if one is broken."""
+def verify(repos_dir=None, fmt: str = "text", data_dir=None, every: bool = False) -> Answer:
+    """`atlas verify`: every evidence pin against the local clones; exit 1 if one is broken. The text
+    leads with the counts and the problems; `every` lists each unchecked pin too (JSON has them all)."""
     from . import render
     from .harvest.verify import verify as run
     from .paths import work_folders
@@ -626,7 +627,7 @@ def verify(repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
     report = run(_atlas(folders.data), repos_root=folders.repos)
     value = dict(report.to_plain(), folders=folders_plain(folders))
-    done = answer(fmt, value, lambda _v: render.verify(report) + "\n" + folders_line(folders), report.exit_code)
+    done = answer(fmt, value, lambda _v: render.verify(report, every) + "\n" + folders_line(folders), report.exit_code)
     return done._replace(err=terminal_safe(folders.note)) if folders.note else done
 
 
@@ -648,6 +649,11 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
 
         check_base(base)
     chosen = choose_data(data_dir)
+    from pathlib import Path
+
+    from .htmlmap.owned import check_folder
+
+    check_folder(Path(out_dir), force)  # a folder that is not the map's is refused before the code is indexed
     opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
     absent = [r for r in pins.pinned_repos() if code is None or r not in code.clones]
     api = [opened.api.page(r) for r in opened.api.repos()]
@@ -801,10 +807,14 @@ def _output_file(output: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _progress_to_stderr(message: str) -> None:
+    """A note on a long job, on a terminal only (with the job's progress bar)."""
     import sys
 
-    sys.stderr.write(terminal_safe(message) + "\n")
-    sys.stderr.flush()
+    from .progress import active
+
+    if active():
+        sys.stderr.write(terminal_safe(message) + "\n")
+        sys.stderr.flush()
 
 
 def code_tables(data_dir=None, repos_dir=None, hops: int = 1, build: bool = True, progress=_progress_to_stderr):
@@ -980,7 +990,11 @@ def _cache_text(value: dict) -> str:
     if "removed" in value:
         lines.append(f"removed {len(value['removed'])} entries"
                      + (f"; kept {len(value['kept'])} in use by a running process" if value["kept"] else ""))
-    lines.append(f"{value['folder']}: {size(value['bytes'])} in {len(value['entries'])} entries")
+    lines.append(f"{value['folder']}: {size(value['bytes'])} in {len(value['entries'])} entries "
+                 f"(kept under {size(value['max_bytes'])}, the oldest removed first)")
+    lines += [f"  {size(p['bytes']):>9}  {p['kind']}" + (f": {p['what']}" if p["what"] else "")
+              for p in value["parts"]]
+    lines.append("entries, newest use first:")
     for e in value["entries"]:
         lines.append(f"  {size(e['bytes']):>9}  {e['used'][:19].replace('T', ' ')}  {e['name']}"
                      + (f"  ({e['about']})" if e["about"] else ""))

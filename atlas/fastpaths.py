@@ -87,7 +87,10 @@ def _fast_query(argv: list[str]):
     opts, words = parsed
     if not words or any(":" in w and not w.rstrip("0123456789").endswith(":") for w in words):
         return None  # no words (usage), or a filter (PATH:LINE is not one): the full CLI handles it
-    return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"], opts["as_of"])
+    from .progress import shown
+
+    with shown(opts["fmt"]):  # the first query builds the cache: its progress, on a terminal only
+        return show(" ".join(words), opts["lang"], opts["fmt"], opts["data_dir"], opts["as_of"])
 
 
 def _fast_code(argv: list[str]):
@@ -95,15 +98,19 @@ def _fast_code(argv: list[str]):
     from the cached pin and code tables (atlas.code.lookup)."""
     from .commands import FAST, source, where
     from .output import wants_color
+    from .progress import shown
 
     parsed = parse(argv[1:], FAST[argv[0]], words=True)
     if parsed is None:
         return None
     opts, words = parsed
     common = (opts["lang"], opts["fmt"], opts["data_dir"], opts["repos_dir"], opts["hops"])
-    if argv[0] == "where":
-        return where(words[0], *common) if len(words) == 1 else None
-    return source(words, *common, color=wants_color()) if 1 <= len(words) <= 2 else None
+    if not 1 <= len(words) <= (1 if argv[0] == "where" else 2):
+        return None
+    with shown(opts["fmt"]):  # the first answer with clones indexes the code: its progress
+        if argv[0] == "where":
+            return where(words[0], *common)
+        return source(words, *common, color=wants_color())
 
 
 def answer(argv: list[str]):

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import apifile, cache, store
+from . import apifile, cache, progress, store
 from .cache import crc
 from .errors import AtlasError, Location
 from .model import Atlas
@@ -397,37 +397,47 @@ def _changes(con, root: Path, files: list[_File], known: dict, taken: int, befor
     """The files whose content changed (read and parsed, or their parse result found by content
     hash) and the new stamps. A file whose stamp has not moved keeps its hash, unless its stamp
     was racy when taken (`before`: when the old stamps were taken)."""
-    from .loader import read_file
     from .update import Change
 
-    changes = {}
+    changes: dict = {}
     stamps: dict = {"root": str(root), "paths": [], "racy": [], "taken": taken}
     rows: list[tuple] = []
-    for f in files:
-        stamp = _stamp(f.path)
-        display = os.path.join(root.name, f.rel)
-        old = known.get(f.rel)
-        if old is not None and old[1] == stamp and not _racy(stamp, before):
-            sha = old[0]
-        else:
-            try:
-                with open(f.path, "rb") as fh:
-                    raw = fh.read()
-            except OSError:
-                raw = None
-            sha = content_hash(raw) if raw is not None else "unreadable"
-            if old is None or old[0] != sha:
-                if not _have_parsed(con, sha, display):
-                    _keep_parsed(con, sha, display, read_file(Path(f.path), Path(f.rel), display, raw))
-                changes[f.rel] = Change(sha, display)
-        stamps["paths"].append(f.path)
-        rows.append(stamp or _MISSING)
-        if _racy(stamp, taken):
-            stamps["racy"].append((f.path, sha))
+    with progress.bar("reading the data files", len(files), when=not known) as step:  # the first build
+        for f in files:
+            _change(con, root, f, known, before, changes, stamps, rows, taken)
+            step.advance()
     for rel in set(known) - {f.rel for f in files}:
         changes[rel] = Change("", "", gone=True)
     stamps["stats"] = marshal.dumps(rows, 2)  # (as _stats gives them)
     return changes, stamps
+
+
+def _change(con, root: Path, f: _File, known: dict, before: int, changes: dict, stamps: dict, rows: list,
+            taken: int) -> None:
+    """One file of `_changes`: its stamp and hash noted, its parse kept and its change recorded."""
+    from .loader import read_file
+    from .update import Change
+
+    stamp = _stamp(f.path)
+    display = os.path.join(root.name, f.rel)
+    old = known.get(f.rel)
+    if old is not None and old[1] == stamp and not _racy(stamp, before):
+        sha = old[0]
+    else:
+        try:
+            with open(f.path, "rb") as fh:
+                raw = fh.read()
+        except OSError:
+            raw = None
+        sha = content_hash(raw) if raw is not None else "unreadable"
+        if old is None or old[0] != sha:
+            if not _have_parsed(con, sha, display):
+                _keep_parsed(con, sha, display, read_file(Path(f.path), Path(f.rel), display, raw))
+            changes[f.rel] = Change(sha, display)
+    stamps["paths"].append(f.path)
+    rows.append(stamp or _MISSING)
+    if _racy(stamp, taken):
+        stamps["racy"].append((f.path, sha))
 
 
 def _parsed(con, sha: str, display: str):

@@ -816,11 +816,18 @@ def _undated_lines(undated: list[dict]) -> list[str]:
     return out
 
 
-def verify(report) -> str:
-    """`atlas verify`: every pin that is not ok with its YAML location, then the counts."""
-    lines = [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows if r.status != "ok"]
+def verify(report, every: bool = False) -> str:
+    """`atlas verify`: the counts, then the problems (broken and stale pins with their YAML location),
+    then the unchecked pins: one line per repository with how to get a clone, or (`every`) each pin."""
     counts = ", ".join(f"{report.count(s)} {s}" for s in ("ok", "broken", "stale", "unchecked"))
-    lines.append(counts + (" (unchecked pins are not passed)" if report.count("unchecked") else ""))
+    lines = ["pins: " + counts + (" (unchecked pins are not passed)" if report.count("unchecked") else "")]
+    shown = ("broken", "stale", "unchecked") if every else ("broken", "stale")
+    lines += [f"{r.location}: {r.status}: {r.pin}: {r.reason}" for r in report.rows if r.status in shown]
+    if report.count("unchecked") and not every:
+        for u in report.unchecked_repos():
+            lines.append(f"unchecked: {u['repo']}: {u['pins']} pin{'s' if u['pins'] != 1 else ''}: {u['reason']}"
+                         + (f"; {u['hint']}" if u["hint"] else ""))
+        lines.append("(atlas verify --all lists every unchecked pin with its place)")
     return "\n".join(lines)
 
 

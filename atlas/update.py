@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import apifile, cache, checks, search, views
+from . import apifile, cache, checks, progress, search, views
 from .errors import Location, Problem
 from .loader import FileResult, Loaded, assemble, duplicate
 from .model import (
@@ -192,18 +192,23 @@ class Update:
     # -- 2. winners -----------------------------------------------------------------------------
 
     def winners(self) -> None:
-        for kind, ident in sorted(self.keys):
-            before = None if self.everything else self.snap(kind, ident)
-            cands = self.con.execute("SELECT rel, pos, line, col FROM cand WHERE kind = ? AND id = ? "
-                                     "ORDER BY rel, pos", (kind, ident)).fetchall()
-            win = tuple(cands[0][:2]) if cands else None
-            if before is None or win != before.win or win[0] in self.changes:
-                self.replace(kind, ident, win)
-            self.duplicates(kind, ident, cands)
-            after = self.snap(kind, ident)
-            if before != after or (win and win[0] in self.changes):
-                self.changed.add((kind, ident))
-            self.before[(kind, ident)], self.after[(kind, ident)] = before, after
+        with progress.bar("indexing the records", len(self.keys), when=self.everything) as step:
+            for kind, ident in sorted(self.keys):
+                self.winner(kind, ident)
+                step.advance()
+
+    def winner(self, kind: str, ident: str) -> None:
+        before = None if self.everything else self.snap(kind, ident)
+        cands = self.con.execute("SELECT rel, pos, line, col FROM cand WHERE kind = ? AND id = ? "
+                                 "ORDER BY rel, pos", (kind, ident)).fetchall()
+        win = tuple(cands[0][:2]) if cands else None
+        if before is None or win != before.win or win[0] in self.changes:
+            self.replace(kind, ident, win)
+        self.duplicates(kind, ident, cands)
+        after = self.snap(kind, ident)
+        if before != after or (win and win[0] in self.changes):
+            self.changed.add((kind, ident))
+        self.before[(kind, ident)], self.after[(kind, ident)] = before, after
 
     def snap(self, kind: str, ident: str) -> Snap | None:
         con = self.con

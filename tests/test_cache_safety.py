@@ -251,6 +251,12 @@ def test_atlas_cache_shows_and_clears(mini):
     assert shown["bytes"] == sum(e["bytes"] for e in shown["entries"]) > 0
     assert any(e["name"] == entry and e["about"] == str(mini.resolve()) for e in shown["entries"])
     assert "MB" in commands.cache().out or "KB" in commands.cache().out
+    parts = {p["kind"]: p["bytes"] for p in shown["parts"]}  # the size of each part, adding up
+    assert sum(parts.values()) == shown["bytes"] and parts["store"] >= next(
+        e["bytes"] for e in shown["entries"] if e["name"] == entry)
+    assert shown["max_bytes"] == cache.MAX_BYTES == 400 << 20
+    text = commands.cache().out.splitlines()
+    assert "kept under 400.0 MB" in text[0] and text[1].split()[2].rstrip(":") == shown["parts"][0]["kind"]
     cleared = json.loads(commands.cache(clear=True, fmt="json").out)
     assert entry in cleared["kept"] and cleared["removed"]
     assert _release(holder) == "Bus X Bus X"

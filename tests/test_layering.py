@@ -15,7 +15,7 @@ PKG = Path(__file__).resolve().parent.parent / "atlas"
 # subpackage with everything in it (its modules may import each other).
 LAYERS = [
     ("base", ["errors", "text", "tokens", "vocab", "paths", "output", "seed", "lockfile", "gitrun", "bounded", "paging",
-              "jsonrpc", "apifile", "sparqlsyntax"]),
+              "jsonrpc", "apifile", "sparqlsyntax", "progress"]),
     ("model", ["model"]),
     ("view", ["viewtypes", "views", "resolve", "queries"]),
     ("read", ["walk", "loader", "checks", "apiload"]),

@@ -74,3 +74,30 @@ def test_rows_come_by_file_then_line_number(tmp_path):
     assert [x.location for x in report.rows] == ["data/a.yaml:9:7", "data/a.yaml:12:7", "data/a.yaml:100:7",
                                                  "data/b.yaml:3:7"]
     assert {x.status for x in report.rows} == {"ok", "broken"}  # statuses mixed: the place decides
+
+
+def test_the_text_leads_with_counts_and_problems_and_counts_unchecked_pins_per_repository(tmp_path):
+    """`atlas verify`: the counts first, then broken and stale pins; the unchecked ones one line per
+    repository with how to get a clone; `--all` lists each of them with its place."""
+    from atlas import render
+
+    r, c1 = _setup(tmp_path)
+    r.commit({"src/a.c": "line one\nint hccs_link2(void);\nline three\n"}, d(2))
+    pins = [(f"o/r@{c1}:src/a.c#L2", "hccs_link"), (f"o/r@{c1}:src/missing.c#L1", "")]
+    pins += [(f"far/away@{'a' * 40}:x.c#L{i}", "") for i in range(1, 4)] + [(f"no/url@{'b' * 40}:y.c#L1", "")]
+    claims = _atlas(pins).claims
+    atlas = Atlas(claims=claims, repositories=[Repository(id="o/r"), Repository(id="no/url"),
+                                               Repository(id="far/away", urls=["https://example.org/far/away"])])
+    report = verify(atlas, repos_root=tmp_path / "repos")
+    text = render.verify(report).splitlines()
+    assert text[0] == "pins: 0 ok, 1 broken, 1 stale, 4 unchecked (unchecked pins are not passed)"
+    assert [line.split(": ")[1] for line in text[1:3]] == ["stale", "broken"]  # by place: line 10, then 11
+    assert text[3] == (f"unchecked: far/away: 3 pins: no local clone of far/away under {tmp_path / 'repos'}; "
+                       "`atlas refresh --clone --repo far/away` clones https://example.org/far/away")
+    assert text[4].startswith("unchecked: no/url: 1 pin: no local clone") and "no https:// URL is listed" in text[4]
+    assert len(text) == 6 and "--all" in text[5]
+    every = render.verify(report, every=True).splitlines()
+    assert len(every) == 7 and sum(": unchecked: " in line for line in every) == 4
+    assert report.to_plain()["unchecked_repos"][0] == {
+        "repo": "far/away", "pins": 3, "reason": f"no local clone of far/away under {tmp_path / 'repos'}",
+        "hint": "`atlas refresh --clone --repo far/away` clones https://example.org/far/away"}

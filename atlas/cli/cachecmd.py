@@ -11,11 +11,12 @@ from .common import finish, format_option
 @click.option("--clear", is_flag=True, help="Remove every cache entry that no running process holds.")
 @format_option
 def cache(clear, fmt):
-    """Show the cache folder ($ATLAS_CACHE, else ~/.cache/ascend-atlas), its size and its entries,
-    newest use first; the compiled index of each data folder names that folder.
+    """Show the cache folder ($ATLAS_CACHE, else ~/.cache/ascend-atlas), its size, the size of each
+    part (the compiled indexes, the parses of the code, the code tables, ...) and its entries, newest
+    use first; the compiled index of each data folder names that folder.
 
     The cache cleans up after itself: it keeps the compiled index in use, the three most recently
-    used others ($ATLAS_CACHE_KEEP) and at most 2 GB in all ($ATLAS_CACHE_MAX_MB), removing the
+    used others ($ATLAS_CACHE_KEEP) and at most 400 MB in all ($ATLAS_CACHE_MAX_MB), removing the
     oldest first. An entry a running process holds is never removed.
 
     \b

@@ -2,10 +2,12 @@
 option table, `atlas.commands.OPTIONS`, which the fast launcher reads too."""
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
 
+from .. import progress
 from ..commands import OPTIONS, Answer
 
 FORMATS = OPTIONS["fmt"].choices
@@ -27,9 +29,22 @@ def table_option(dest: str, help: str | None = None):
                         callback=day_callback if o.day else None)
 
 
-data_option = table_option("data_dir")
 format_option = table_option("fmt")
 lang_option = table_option("lang")
+
+
+def shows_progress(fn):
+    """Run a command with its long jobs' progress drawn (on a terminal, for a text answer only)."""
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        with progress.shown(kwargs.get("fmt") or "text"):
+            return fn(*args, **kwargs)
+    return run
+
+
+def data_option(fn):
+    """--data; every command that reads a data folder takes it, and shows its long jobs' progress."""
+    return table_option("data_dir")(shows_progress(fn))
 
 
 def common_options(fn):

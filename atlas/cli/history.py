@@ -137,15 +137,18 @@ def timeline(term, repo_ids, as_of, repos_report, repos_dir, data_dir, fmt):
 
 @click.command()
 @table_option("repos_dir")
+@click.option("--all", "every", is_flag=True,
+              help="List every unchecked pin with its place (default: one line per repository).")
 @common_options
-def verify(repos_dir, data_dir, fmt):
-    """Check every evidence pin against the local clones: broken and stale pins with their YAML
-    file:line, and pins that could not be checked (never counted as passed). Exit 1 if any
-    pin is broken.
+def verify(repos_dir, every, data_dir, fmt):
+    """Check every evidence pin against the local clones: the counts first, then the broken and
+    stale pins with their YAML file:line, then the pins that could not be checked (never counted
+    as passed), one line per repository with how to get a clone. Exit 1 if any pin is broken.
 
     \b
     Examples:
       atlas verify
+      atlas verify --all
       ATLAS_REPOS=/path/to/clones atlas verify --format json
     """
-    finish(commands.verify(repos_dir, fmt, data_dir))
+    finish(commands.verify(repos_dir, fmt, data_dir, every))

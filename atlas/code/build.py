@@ -21,8 +21,12 @@ search could not read: a call whose name is not found while such blobs exist is 
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from typing import NamedTuple
 
+from .. import progress
 from ..errors import AtlasError
 from ..model import SHA_RE, Atlas
 from ..paths import repos_root as default_repos_root
@@ -79,25 +83,10 @@ def index_atlas(atlas: Atlas, repos_root=None, hops: int = 1, strategy: str = "g
     searches: dict[tuple[str, str, str], set[str]] = {}
     vendored: dict[tuple[str, str], Vendored] = {}
     unreadable: dict[tuple[str, str], list[MissingBlob]] = {}
-    for rid in sorted(by_repo):
-        clone = locate.find_clone(rid, root, mapping)
-        if clone is None:
-            index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"no local clone of {rid} under {root}")
-                                for t, pinned in sorted(by_repo[rid].items()) if pinned]
-            continue
-        job = RepoJob(rid, clone, strategy)
-        try:
-            job.run(by_repo[rid], hops)
-        except AtlasError as exc:  # a corrupt clone (a missing tree or commit object) fails alone
-            index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"cannot read the clone ({clone.path}): "
-                                          f"{exc.message}") for t, pinned in sorted(by_repo[rid].items()) if pinned]
-            continue
-        index.files.extend(job.files.values())
-        index.missing.extend(_unique(job.missing))
-        index.unindexed.extend(job.unindexed)
-        searches.update({(rid, c, fam): names for (c, fam), names in job.searched.items()})
-        unreadable.update({(rid, c): _unique(blobs) for c, blobs in job.unreadable.items()})
-        vendored.update({(rid, c): v for c, v in job.vendored().items()})
+    with Parsing() as parsing:
+        for rid in sorted(by_repo):
+            _index_repo(index, rid, by_repo[rid], root, mapping, strategy, hops, parsing, searches, unreadable,
+                        vendored)
     _from_loose(atlas, index, root)
     index.files.sort(key=lambda f: (f.repo, f.commit, f.path))
     index.links = link_calls(index.files, searches, unreadable, concept_names(atlas), vendored)
@@ -146,11 +135,110 @@ def source_file(repo: str, commit: str, path: str, oid: str, value: dict, hop: i
                       tuple((cls, tuple(names)) for cls, names in value["bases"]))
 
 
+def _index_repo(index: CodeIndex, rid: str, targets: dict[Target, bool], root, mapping, strategy: str, hops: int,
+                parsing: "Parsing", searches: dict, unreadable: dict, vendored: dict) -> None:
+    """The files of one repository into `index` (a missing or corrupt clone: its pins are unindexed)."""
+    clone = locate.find_clone(rid, root, mapping)
+    if clone is None:
+        index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"no local clone of {rid} under {root}")
+                            for t, pinned in sorted(targets.items()) if pinned]
+        return
+    job = RepoJob(rid, clone, strategy, parsing)
+    try:
+        job.run(targets, hops)
+    except AtlasError as exc:  # a corrupt clone (a missing tree or commit object) fails alone
+        index.unindexed += [Unindexed(t.repo, t.commit, t.path, f"cannot read the clone ({clone.path}): "
+                                      f"{exc.message}") for t, pinned in sorted(targets.items()) if pinned]
+        return
+    index.files.extend(job.files.values())
+    index.missing.extend(_unique(job.missing))
+    index.unindexed.extend(job.unindexed)
+    searches.update({(rid, c, fam): names for (c, fam), names in job.searched.items()})
+    unreadable.update({(rid, c): _unique(blobs) for c, blobs in job.unreadable.items()})
+    vendored.update({(rid, c): v for c, v in job.vendored().items()})
+
+
+def _parse_one(item: tuple[bytes, str]) -> dict:
+    return parse(*item)
+
+
+def _orphan_guard(parent: int) -> None:
+    """In a worker process: end when the process that started it is gone (killed, so that it could not
+    shut its pool down), rather than wait for work for ever."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def worker_pool(workers: int, fork: bool = False) -> ProcessPoolExecutor:
+    """`workers` processes for the index's parses or the map's pages; each ends with the process that
+    started it. `fork`: started by fork, so that they inherit the caller's tables."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork") if fork else None
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_orphan_guard, initargs=(os.getpid(),))
+
+
+class Parsing:
+    """Parses the blobs an index needs: in worker processes (one per core) when a batch is large
+    enough to pay for them, and counted on a progress bar ("files parsed of those to parse") that
+    appears with the first parse, so an index read wholly from the cache draws none."""
+
+    BATCH = 24  # below this many files, parsing here is quicker than starting the workers
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers if workers is not None else (os.cpu_count() or 1)
+        self.pool: ProcessPoolExecutor | None = None
+        self.todo = 0
+        self._stack = ExitStack()
+        self._bar: progress.Bar | None = None
+
+    def __enter__(self) -> "Parsing":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+        self._stack.close()
+
+    def step(self, n: int, repo: str) -> progress.Bar:
+        self.todo += n
+        if self._bar is None:
+            self._bar = self._stack.enter_context(progress.bar("parsing the code", self.todo))
+        self._bar.total(self.todo)
+        self._bar.label(f"parsing {repo}")
+        return self._bar
+
+    def parse(self, items: list[tuple[bytes, str]], repo: str):
+        """The parses of (data, language) items, in order, as they are done."""
+        if not items:
+            return
+        bar = self.step(len(items), repo)
+        if len(items) < self.BATCH or self.workers < 2:
+            for item in items:
+                value = parse(*item)
+                bar.advance()
+                yield value
+            return
+        if self.pool is None:
+            self.pool = worker_pool(self.workers)
+        for value in self.pool.map(_parse_one, items, chunksize=max(1, min(16, len(items) // (4 * self.workers)))):
+            bar.advance()
+            yield value
+
+
 class RepoJob:
     """Everything the index reads from one repository."""
 
-    def __init__(self, repo: str, clone: locate.Clone, strategy: str = "grep"):
+    def __init__(self, repo: str, clone: locate.Clone, strategy: str = "grep", parsing: Parsing | None = None):
         self.repo = repo
+        self.parsing = parsing or Parsing(workers=1)
         self.clone = clone
         self.strategy = strategy
         self.git = GitReader(clone.gitdir, repo)
@@ -233,12 +321,15 @@ class RepoJob:
             else:
                 parsed[(commit, path)] = value
         blobs = self.git.contents(sorted({oid for _c, _p, oid in todo}))
+        readable: list[tuple[str, str, str, bytes]] = []
         for commit, path, oid in todo:
             data = blobs.get(oid)
             if data is None:
                 self.missing.append(MissingBlob(self.repo, commit, path, oid, why))
-                continue
-            value = parse(data, language_of(path))
+            else:
+                readable.append((commit, path, oid, data))
+        values = self.parsing.parse([(data, language_of(path)) for _c, path, _o, data in readable], self.repo)
+        for (commit, path, oid, _d), value in zip(readable, values):
             store.save(oid, language_of(path), value)
             parsed[(commit, path)] = value
         return [self._file(commit, path, oid, parsed[(commit, path)], hop)

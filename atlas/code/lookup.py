@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import cache
+from . import store
 from ..model import Atlas
 from ..views import Owner, evidence as evidence_view, owned_evidence, owner as owner_view
 
@@ -331,7 +332,10 @@ class CodeTable:
 
 
 def code_key(data_key: str, root: Path, hops: int, stamp: str) -> str:
-    return cache.crc(f"{data_key}\0{root}\0{hops}\0{stamp}")
+    """The code table's key: the data's content (not the folder holding it: a second data folder with
+    the same files, such as an installed copy, shares the table), this code, the clones and hops."""
+    content = data_key.split("-", 1)[0]
+    return cache.crc(f"{content}\0{cache.code_key()}\0{root}\0{hops}\0{stamp}")
 
 
 def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise: Callable[[], Atlas],
@@ -361,6 +365,7 @@ def open_code(data_key: str, pins: PinTable, root: Path, hops: int, materialise:
     head, entries = code_table(index_atlas(materialise(), root, hops=hops))
     add_texts(entries, head, [k for k in pins.files if k in head["files"]], clones, root)
     write_code_table(folder, head, entries)
+    cache.evict(keep={folder.name, store.folder().name})  # a new table: keep the cache within its bound
     return CodeTable(folder, head, clones, entries)
 
 

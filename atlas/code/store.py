@@ -2,10 +2,11 @@
 computed once per version of the code and of the grammars.
 
 Each result is one file, `<cache>/source-<key>/<blob>-<language>.marshal`, where the key covers the
-package's code (`cache.code_key()`) and the tree-sitter versions. The answers of word searches
-(`git grep` at a commit, for the names a round of the index follows) are kept beside them as
-`grep-<hash>.marshal`, hashed from the repository, commit, pathspecs and names; an answer that met
-an unreadable blob is not kept. Files are replaced atomically
+code that makes and reads the results (this module, parse.py and decls.py, by content) and the
+tree-sitter versions: a change elsewhere in the package keeps the parses, so the cache holds one copy.
+The answers of word searches (`git grep` at a commit, for the names a round of the index follows)
+are kept beside them as `grep-<hash>.marshal`, hashed from the repository, commit, pathspecs and
+names; an answer that met an unreadable blob is not kept. Files are replaced atomically
 (`cache.write`, without fsync); a damaged or unexpected entry reads as a miss and is parsed again.
 """
 from __future__ import annotations
@@ -23,7 +24,9 @@ def folder() -> Path:
     if _key is None:
         from .parse import grammar_versions
 
-        _key = cache.crc(cache.code_key() + "\0" + grammar_versions())
+        here = Path(__file__).resolve().parent
+        makers = "\0".join(cache.file_crc(here / name) for name in ("store.py", "parse.py", "decls.py"))
+        _key = cache.crc(makers + "\0" + grammar_versions())
     return cache.path("source", _key, "")
 
 

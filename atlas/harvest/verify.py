@@ -37,6 +37,7 @@ class PinRow(Record):
 
 class VerifyReport(Record):
     rows: list[PinRow] = F(list)
+    clonable: dict[str, str] = F(dict)  # repository -> the https:// URL `atlas refresh --clone` would use
 
     def count(self, status: str) -> int:
         return sum(1 for r in self.rows if r.status == status)
@@ -45,8 +46,30 @@ class VerifyReport(Record):
     def exit_code(self) -> int:
         return 1 if self.count("broken") else 0
 
+    def unchecked_repos(self) -> list[dict]:
+        """The unchecked pins counted per repository: {repo, pins, reason, hint}, the reason shared by
+        all of them (else how many reasons; each pin's own is in `pins`) and how to get a clone."""
+        by_repo: dict[str, list[PinRow]] = {}
+        for r in self.rows:
+            if r.status == "unchecked":
+                by_repo.setdefault(r.repo, []).append(r)
+        out = []
+        for repo, rows in sorted(by_repo.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            reasons = sorted({r.reason for r in rows})
+            reason = reasons[0] if len(reasons) == 1 else f"{len(reasons)} different reasons (--all lists them)"
+            out.append({"repo": repo, "pins": len(rows), "reason": reason, "hint": self._hint(repo, reasons)})
+        return out
+
+    def _hint(self, repo: str, reasons: list[str]) -> str:
+        if any(why.startswith("no local clone") for why in reasons):
+            if repo in self.clonable:
+                return f"`atlas refresh --clone --repo {repo}` clones {self.clonable[repo]}"
+            return "no https:// URL is listed for it: clone it by hand into the clones folder"
+        return ""
+
     def to_plain(self) -> dict:
         return {"counts": {s: self.count(s) for s in ("ok", "broken", "stale", "unchecked")},
+                "unchecked_repos": self.unchecked_repos(),
                 "pins": [r.to_plain() for r in self.rows]}
 
 
@@ -63,6 +86,13 @@ def verify(atlas: Atlas, repos_root=None) -> VerifyReport:
         rows = _verify_repo(atlas, rid, by_repo[rid], root, mapping)
         report.rows.extend(_from_loose(row, e, loose) if row.status == "unchecked" and loose else row
                            for row, (_o, e) in zip(rows, by_repo[rid]))
+    from .clone import check_url
+
+    for rid in sorted({r.repo for r in report.rows if r.status == "unchecked"}):
+        repo = atlas.repo_by_id.get(rid)
+        url = next((u for u in (repo.urls if repo else []) if not check_url(u)), "")
+        if url:
+            report.clonable[rid] = url
     report.rows.sort(key=_by_place)
     return report
 

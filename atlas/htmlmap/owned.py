@@ -41,7 +41,7 @@ import re
 import stat
 from pathlib import Path
 
-from .. import cache
+from .. import cache, progress
 from ..errors import AtlasError
 from ..lockfile import FolderLock
 
@@ -193,7 +193,10 @@ def _plan_page(plan: Plan, out: Path, rel: str, data: bytes, owned: dict[str, se
     elif stat.S_ISDIR(st.st_mode) or not (regular or stat.S_ISLNK(st.st_mode)):
         plan.conflicts.append(f"{rel}: {_kind(st)} where the map wrote a page")
     else:
-        if not regular or _file_hash(path) not in owned[rel]:
+        now = _file_hash(path) if regular else None
+        if now is not None and now == sha256(data) and now in owned[rel]:
+            return  # ours and already this page, byte for byte: a rebuild leaves it alone
+        if now is None or now not in owned[rel]:
             plan.changed.append(f"{rel}: changed since the map wrote it ({_kind(st)})")
         plan.write.append(rel)
 
@@ -296,8 +299,10 @@ def _write_locked(out: Path, files: dict[str, bytes], force: bool) -> None:
     pending.update({rel: sorted(owned[rel]) for rel in plan.remove})
     kept = {rel: final[rel] for rel in final if rel not in plan.write}
     _replace(out, MANIFEST, manifest_bytes(kept, pending))
-    for rel in plan.write:
-        _replace(out, rel, files[rel])
+    with progress.bar("writing pages", len(plan.write)) as step:
+        for rel in plan.write:
+            _replace(out, rel, files[rel])
+            step.advance()
     for rel in plan.remove:
         try:
             os.unlink(out / rel)

@@ -21,6 +21,7 @@ import re
 from html import escape
 from pathlib import Path
 
+from .. import progress
 from ..views import AtlasViews
 from .common import SITE_TITLE, asset, concept_file, csp_hash, env, flow_file, tr
 
@@ -321,8 +322,39 @@ def source_pages(v: AtlasViews, out: Path, pins, code) -> tuple[list[tuple[Path,
     pages = {k: source_file(k) for k in readable}
     owners = Owners(v)
     out_pages = []
-    for key in readable:
-        page = Page(key, texts[key][0] or [], pins, code, owners, pages)
-        out_pages.append((out / pages[key], source_page(page, _upstream(pins, key))))
+    with progress.bar("source pages", len(readable)) as step:
+        for key, html in _rendered(readable, (texts, pins, code, owners, pages)):
+            out_pages.append((out / pages[key], html))
+            step.advance()
     return out_pages, {pin_key(*k): f for k, f in pages.items()}
+
+
+_SHARED: list = []  # what a worker process renders from: the parent's tables, inherited when it forks
+PARALLEL_FROM = 32  # below this many pages, rendering here is quicker than starting the workers
+
+
+def _render(key: FileKey) -> str:
+    texts, pins, code, owners, pages = _SHARED[0]
+    return source_page(Page(key, texts[key][0] or [], pins, code, owners, pages), _upstream(pins, key))
+
+
+def _rendered(keys: list[FileKey], tables: tuple):
+    """(key, html) of every page, in order: in one worker process per core when there are many pages and
+    the system forks (the workers inherit the tables; only the keys and the pages cross), else here."""
+    import multiprocessing
+    import os
+
+    workers = os.cpu_count() or 1
+    _SHARED[:] = [tables]
+    try:
+        if len(keys) < PARALLEL_FROM or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            for key in keys:
+                yield key, _render(key)
+            return
+        from ..code.build import worker_pool
+
+        with worker_pool(workers, fork=True) as pool:
+            yield from zip(keys, pool.map(_render, keys, chunksize=4))
+    finally:
+        _SHARED.clear()
 
