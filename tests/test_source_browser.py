@@ -239,3 +239,23 @@ def test_pages_built_from_clones_clean_narrow_and_in_one_language(browser, built
         t.check_clean()
     finally:
         t.close()
+
+
+def test_margin_notes_hold_no_link_inside_a_summary(tab, built):
+    """A line cited by several records folds its notes into a <details>: its summary is the
+    control, so it names the first citation as text and the list under it links every one (axe
+    `nested-interactive` on a link inside a summary)."""
+    site, _data, _c1 = built
+    pages = sorted((site / "source").rglob("*.html"))
+    folded = [p for p in pages if 'details class="cite"' in p.read_text(encoding="utf-8")]
+    assert folded, "the fixture has a line that two records cite"
+    page = tab.page
+    for p in pages:
+        page.goto(p.as_uri())
+        assert page.evaluate("document.querySelectorAll('summary a, summary button, summary input').length") == 0, p
+    page.goto(folded[0].as_uri())
+    cites = page.evaluate("[...document.querySelectorAll('details.cite')].map(d => [d.querySelectorAll('li').length,"
+                          " d.querySelectorAll('li a').length, d.querySelector('summary').innerText])")
+    assert cites and all(n >= 2 and links >= 1 and "more" in s for n, links, s in cites)
+    assert [v for v in axe_violations(page) if v["id"] == "nested-interactive"] == []
+    tab.check_clean()

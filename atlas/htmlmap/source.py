@@ -234,20 +234,21 @@ def _notes(page: Page, n: int) -> str:
     whose pins start there. More than one citation folds into a <details> (its summary names the
     first), so a line keeps its height until the reader opens the note."""
     parts = [_caller_note(page, fn) for fn in page.functions if fn["start"] == n]
-    cites = []
+    cites, plain = [], []
     for a, b, c in page.cites:
         if a == n:
             href = page.owners.href(c["owner"], page.root)
             label = escape(c["owner"]["label"])
             name = (f'<a href="{escape(href)}" translate="no">{label}</a>' if href
                     else f'<span translate="no">{label}</span>')
-            span = f"L{a}" if a == b else f"L{a}-L{b}"
-            cites.append(f'<span class="span" translate="no">{span}</span> {name}')
+            span = f'<span class="span" translate="no">{"L%d" % a if a == b else "L%d-L%d" % (a, b)}</span>'
+            cites.append(f"{span} {name}")
+            plain.append(f'{span} <span translate="no">{label}</span>')
     if len(cites) == 1:
         parts.append(f'<p class="cite">{cites[0]}</p>')
-    elif cites:
+    elif cites:  # the summary is a control: it names the first as text, the list links them all
         items = "".join(f"<li>{c}</li>" for c in cites)
-        parts.append(f'<details class="cite"><summary>{cites[0]} {more(len(cites) - 1)}</summary>'
+        parts.append(f'<details class="cite"><summary>{plain[0]} {more(len(cites) - 1)}</summary>'
                      f"<ul>{items}</ul></details>")
     return f'<div class="m">{"".join(parts)}</div>' if parts else ""
 
