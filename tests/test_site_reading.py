@@ -151,3 +151,112 @@ def test_flow_steps_are_numbered_in_the_order_shown(browser, real_site):
         t.check_clean()
     finally:
         t.close()
+
+
+# ---- API pages ------------------------------------------------------------------------------------
+
+API = "api/hicann+shmem.html"
+
+
+def _api_rows(page) -> list[list]:
+    import json
+
+    return json.loads(page.evaluate("document.getElementById('atlas-data').textContent"))
+
+
+def test_api_sorts_by_every_column_and_keeps_the_filter_across_reload(browser, real_site, artifacts):
+    """Each sortable head orders the rows as its key says (oracle: the page's own rows sorted in
+    Python), a second click reverses it, and the filters, order and page live in the address: a
+    reload opens the same view."""
+    t = Page(browser)
+    try:
+        t.page.set_viewport_size(DESKTOP)
+        page = t.open((real_site / API).as_uri(), "atlasApi")
+        d = _api_rows(page)
+        rows, rels = d["rows"], d["releases"]
+        ix = {n: i for i, n in enumerate(rels)}
+        keys = {"name": lambda r: (r[0].lower(), r[0]), "kind": lambda r: (r[1], r[0].lower()),
+                "first": lambda r: (r[2] or "9999", r[0].lower()),
+                "release": lambda r: (ix.get(r[5], len(rels)), r[2] or "9999", r[0].lower())}
+        for col, key in keys.items():
+            for direction in ("asc", "desc"):
+                if page.evaluate("atlasApi.sort()") != [col, direction]:
+                    page.click(f"#api thead th[data-sort={col}] button")
+                assert page.evaluate("atlasApi.sort()") == [col, direction]
+                order = sorted(range(len(rows)), key=lambda i: key(rows[i]), reverse=direction == "desc")
+                if direction == "desc":  # ties keep the page's order, as in the page
+                    order = sorted(range(len(rows)), key=lambda i: (key(rows[i]), -i), reverse=True)
+                want = [rows[i][0] for i in order][:d["pageRows"]]
+                assert page.evaluate("atlasApi.names()") == want, (col, direction)
+                aria = page.get_attribute(f"#api thead th[data-sort={col}]", "aria-sort")
+                assert aria == ("ascending" if direction == "asc" else "descending")
+        page.select_option("#f-kind", "function")
+        page.fill("#f-text", "put")
+        page.wait_for_timeout(300)
+        page.click("#api thead th[data-sort=name] button")
+        shown, names = page.evaluate("atlasApi.shown()"), page.evaluate("atlasApi.names()")
+        assert 0 < shown < len(rows) and "kind=function" in page.evaluate("location.hash")
+        page.reload()
+        page.wait_for_function("window.atlasApi && window.atlasApi.ready")
+        assert page.input_value("#f-kind") == "function" and page.input_value("#f-text") == "put"
+        assert page.evaluate("atlasApi.shown()") == shown and page.evaluate("atlasApi.names()") == names
+        assert page.evaluate("atlasApi.sort()") == ["name", "asc"]
+        page.screenshot(path=str(artifacts / "reading-api-sorted-1440.png"))
+        t.check_clean()
+    finally:
+        t.close()
+
+
+def test_api_rows_all_reachable_without_javascript_and_concepts_named(browser, real_site):
+    ctx = browser.new_context(java_script_enabled=False, viewport=DESKTOP)
+    try:
+        page = ctx.new_page()
+        page.goto((real_site / API).as_uri())
+        total = int(page.get_attribute("#api", "data-total") or 0) or None
+        listed = page.evaluate("document.querySelectorAll('#rows tr').length + "
+                               "document.querySelectorAll('ol.restlist li').length")
+        from atlas.opened import Opened
+
+        opened = Opened(ROOT / "data")
+        want = opened.api.page("hicann/shmem")["items"]
+        assert listed == len(want) and (total is None or total == listed)
+        text = page.inner_text("main")
+        assert "aclshmemx_udma_put_nbi" in text
+        # a concept is named in the chosen language, not by its id
+        page.click("label:has(#lang-zh)")
+        names = page.eval_on_selector_all("main a[href^='../concepts/']", "as => as.map(a => a.innerText)")
+        assert names and any("\u4e00" <= ch <= "\u9fff" for n in names for ch in n)
+        page.goto((real_site / "api" / "index.html").as_uri())
+        for row in page.query_selector_all("table.apiindex tbody tr"):
+            cells = row.query_selector_all("td")
+            if cells[0].inner_text().startswith("0"):
+                assert "no declaration was found" in cells[0].inner_text()
+    finally:
+        ctx.close()
+
+
+PHONE_PAGES = ["concepts/hccl.html", "repos/hicann/hccl.html", "repos.html", "api/index.html", API]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_tables_stack_on_a_phone(browser, real_site, artifacts, lang):
+    """At 390 px the History, repository and API tables reflow into stacked rows: no box scrolls
+    sideways, each cell is named in the chosen language, and axe finds nothing serious."""
+    t = Page(browser)
+    try:
+        for name in PHONE_PAGES:
+            page = _sized(t, PHONE, lang, (real_site / name).as_uri(), "atlasApi" if name == API else None)
+            assert page.evaluate(SIDEWAYS) == [], name
+            # stacked: the cells of a row sit one under the other, at one left edge
+            lefts = page.evaluate("[...document.querySelector('table.stack tbody tr').children]"
+                                  ".filter(c => c.offsetParent && c.hasAttribute('data-en'))"
+                                  ".map(c => Math.round(c.getBoundingClientRect().left))")
+            assert len(lefts) >= 2 and len(set(lefts)) == 1, (name, lefts)
+            label = page.evaluate("(td => td && getComputedStyle(td, '::before').content)"
+                                  "(document.querySelector('table.stack tbody td[data-en]'))")
+            assert label and (("\u4e00" <= label[1] <= "\u9fff") == (lang == "zh")), (name, label)
+            assert axe_violations(page) == [], (name, lang)
+            page.screenshot(path=str(artifacts / f"reading-{name.replace('/', '-')[:-5]}-{lang}-390.png"))
+        t.check_clean()
+    finally:
+        t.close()
