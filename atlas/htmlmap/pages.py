@@ -191,8 +191,15 @@ def repo_page(r: RepoView, look: Lookups, links: SourceLinks | None = None) -> s
     names = {cid: short_names(look.cards[cid]) if cid in look.cards else {"en": cid, "zh": ""}
              for cid in {*r["first_seen"], *r["concepts"]}}
     first = {cid: look.cards[cid]["first_visible"] for cid in r["first_seen"] if cid in look.cards}
+    mine = []  # (path, sha, page) of this repository's source pages, when the site was built with clones
+    for key, file in (links.pages if links else {}).items():
+        repo, _, rest = key.partition("@")
+        sha, _, path = rest.partition(":")
+        if repo == r["id"]:
+            mine.append((path, sha, file))
     return page("repo.html", r["id"], root, "repo", look, r=r, names=names, first=first, known=look.known,
-                sources=links, migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u])
+                sources=links, migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u],
+                source_pages=sorted(mine, key=lambda x: (x[1], x[0])))
 
 
 def flow_page(f: FlowView, look: Lookups, seed: SeedPageView | None, links: SourceLinks | None = None) -> str:
