@@ -260,3 +260,41 @@ def test_tables_stack_on_a_phone(browser, real_site, artifacts, lang):
         t.check_clean()
     finally:
         t.close()
+
+
+# ---- the explorer on a phone ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_phone_explorer_keeps_the_navigation_and_its_legend_off_the_boxes(browser, real_site, artifacts, lang):
+    """At 390 px, opening the graph does not scroll the navigation away, and the colour legend sits
+    under the canvas, clear of every box drawn."""
+    t = Page(browser)
+    try:
+        page = _sized(t, PHONE, lang, (real_site / "explorer.html").as_uri() + "#concept=hccs", "atlasMap")
+        assert page.evaluate("scrollY") == 0
+        page.click("#show-graph")
+        page.wait_for_timeout(600)
+        assert page.evaluate("scrollY") == 0 and page.is_visible("nav.sitenav")
+        overlap = page.evaluate("""(() => {
+            const leg = document.getElementById('rel-legend').getBoundingClientRect();
+            const net = document.getElementById('network').getBoundingClientRect();
+            return leg.height > 0 && leg.top >= net.bottom - 1; })()""")
+        assert overlap, "the legend sits under the canvas"
+        assert axe_violations(page) == [], lang
+        page.screenshot(path=str(artifacts / f"reading-explorer-graph-{lang}-390.png"))
+        t.check_clean()
+    finally:
+        t.close()
+
+
+def test_explorer_without_javascript_says_where_to_read(browser, real_site):
+    ctx = browser.new_context(java_script_enabled=False, viewport=PHONE)
+    try:
+        page = ctx.new_page()
+        page.goto((real_site / "explorer.html").as_uri())
+        assert page.is_visible(".nojs") and not page.is_visible("#search") and not page.is_visible("#graph")
+        assert page.eval_on_selector_all(".nojs a", "as => as.map(a => a.getAttribute('href'))") == \
+            ["index.html", "table.html", "map.html"]
+    finally:
+        ctx.close()

@@ -288,3 +288,20 @@ def test_workspace_segment_opens_its_record_in_one_click_and_phases_show_edge_ty
     preds = page.evaluate("[...document.querySelectorAll('#dag .stepnode .pred')].map(p => p.className)")
     assert preds and all(p.startswith("pred e-") for p in preds)
     tab.check_clean()
+
+
+def test_repository_page_lists_its_source_pages(browser, built):
+    """Built from clones, a repository's page lists the files the site shows with their lines,
+    each a link to its source page (and nothing of the sort without clones)."""
+    site, _data, _c1 = built
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto((site / "repos" / "example" / "shmem.html").as_uri())
+        links = page.eval_on_selector_all("#source-pages a", "as => as.map(a => [a.innerText, a.href])")
+        assert any(t == "src/put.c" for t, _h in links)
+        for _t, href in links:
+            page.goto(href)
+            assert page.locator(".src .l").count() > 0
+    finally:
+        ctx.close()

@@ -673,7 +673,7 @@
   }
   document.getElementById("show-graph").addEventListener("click", function () {
     graphOpen = true; renderNeighbourhood(); draw(true);
-    document.getElementById("network").focus();
+    document.getElementById("network").focus({ preventScroll: true });  /* the navigation stays in view */
   });
   phone.addEventListener("change", function () { renderNeighbourhood(); draw(true); });
 
