@@ -305,3 +305,22 @@ def test_repository_page_lists_its_source_pages(browser, built):
             assert page.locator(".src .l").count() > 0
     finally:
         ctx.close()
+
+
+def test_workspace_search_finds_a_function_by_name_and_a_line(tab, built):
+    site, _data, _c1 = built
+    page = tab.page
+    page.goto((site / "code-put-signal.html").as_uri() + "#step=put")
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    page.fill("#ws-q", "clamp")
+    until(page, "document.querySelectorAll('#ws-hits .hit').length > 0")
+    assert ["fn", "clamp"] in [[k, t.split("(")[0].strip()] for k, t in page.evaluate("atlasWorkspace.search('clamp')")]
+    page.click("#ws-hits .hit.fn")
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('clamp')")
+    page.fill("#ws-q", "int n = clamp")
+    until(page, "document.querySelectorAll('#ws-hits .hit.line').length > 0")
+    page.click("#ws-hits .hit.line")
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('put_signal')")
+    assert page.evaluate("document.querySelector('#track-source .l.at').dataset.line") == "13"
+    assert _track_shows(page, ".l.at")
+    tab.check_clean()
