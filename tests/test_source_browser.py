@@ -6,6 +6,7 @@ JavaScript off. Screenshots go to tests/artifacts/."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -109,8 +110,10 @@ def test_workspace_without_javascript_reads_in_order(browser, built, artifacts):
         [a.get_attribute("data-step") for a in page.query_selector_all("article.step")]
     assert ids == ["init", "put", "wait"]
     put = page.inner_text("#step-put")
-    assert "put_signal" in put and "int n = clamp(v);" in put
-    assert page.is_visible("#step-put .src") and page.is_visible("#dag")
+    # a compact phase list: the function's outline and a link to its lines, not the source inline
+    assert "put_signal" in put and "int n = clamp(v);" not in put
+    assert not page.is_visible("#step-put .src") and page.is_visible("#dag")
+    assert page.get_attribute("#step-put .srclink a", "href").endswith("put.c.html#L11")
     href = page.get_attribute("#step-put .outline a.call:has-text('clamp')", "href")
     assert href.startswith("#fn-") and page.query_selector(href) is not None  # an anchor on the page
     page.screenshot(path=str(artifacts / "workspace-nojs.png"), full_page=True)
@@ -130,7 +133,8 @@ def test_source_page_without_javascript_shows_lines_and_margin_notes(browser, bu
     for n in (1, 11, 13, len(lines)):
         assert page.inner_text(f"#L{n} code").rstrip() == lines[n - 1].rstrip()
     notes = page.inner_text("#L13 .m")
-    assert "claim ring-steps" in notes
+    # the record by its name (a claim on its concept), its ids as the tooltip
+    assert "a claim on" in notes and "claim ring-steps" in page.get_attribute("#L13 .m a", "title")
     assert page.get_attribute("#L13 .m a", "href").startswith("../../../../../concepts/")
     assert "put_signal" in page.inner_text("#L11 .m") and "called by 1" in page.inner_text("#L11 .m")
     assert page.get_attribute("#L13 a.call", "href") == "#L6"  # clamp, in the same file
@@ -246,3 +250,84 @@ def test_pages_built_from_clones_clean_narrow_and_in_one_language(browser, built
         t.check_clean()
     finally:
         t.close()
+
+
+def test_margin_notes_hold_no_link_inside_a_summary(tab, built):
+    """A line cited by several records folds its notes into a <details>: its summary is the
+    control, so it names the first citation as text and the list under it links every one (axe
+    `nested-interactive` on a link inside a summary)."""
+    site, _data, _c1 = built
+    pages = sorted((site / "source").rglob("*.html"))
+    folded = [p for p in pages if 'details class="cite"' in p.read_text(encoding="utf-8")]
+    assert folded, "the fixture has a line that two records cite"
+    page = tab.page
+    for p in pages:
+        page.goto(p.as_uri())
+        assert page.evaluate("document.querySelectorAll('summary a, summary button, summary input').length") == 0, p
+    page.goto(folded[0].as_uri())
+    cites = page.evaluate("[...document.querySelectorAll('details.cite')].map(d => [d.querySelectorAll('li').length,"
+                          " d.querySelectorAll('li a').length, d.querySelector('summary').innerText])")
+    assert cites and all(n >= 2 and links >= 1 and "more" in s for n, links, s in cites)
+    assert [v for v in axe_violations(page) if v["id"] == "nested-interactive"] == []
+    tab.check_clean()
+
+
+def test_workspace_segment_opens_its_record_in_one_click_and_phases_show_edge_types(tab, built):
+    """A pinned segment of the outline names its record (a concept by its name, not its id) and
+    links its page: one click lands there. The phases carry each step's predecessors framed in the
+    edge's type, with a legend of the types."""
+    site, _data, _c1 = built
+    page = tab.page
+    page.goto((site / "code-put-signal.html").as_uri() + "#step=put")
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    segs = page.evaluate("[...document.querySelectorAll('#track-outline .seg a.record')]"
+                         ".map(a => [a.getAttribute('href'), a.innerText, a.title])")
+    assert segs, "a pinned segment with a record"
+    concept = [s for s in segs if s[0].startswith("concepts/")]
+    assert concept and all(not s[1].startswith(s[2]) for s in concept)  # the name, the ids as tooltip
+    page.click("#track-outline .seg a.record[href^='concepts/']")
+    page.wait_for_url(re.compile(r"/concepts/[^/]+\.html(#claims)?$"))
+    assert page.locator("h1").count() == 1 and page.evaluate("location.href").startswith("file:")
+    page.goto((site / "code-put-signal.html").as_uri())
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    types = page.evaluate("[...document.querySelectorAll('#dag .edges-legend .etype')].map(e => e.className)")
+    assert len(types) >= 3
+    preds = page.evaluate("[...document.querySelectorAll('#dag .stepnode .pred')].map(p => p.className)")
+    assert preds and all(p.startswith("pred e-") for p in preds)
+    tab.check_clean()
+
+
+def test_repository_page_lists_its_source_pages(browser, built):
+    """Built from clones, a repository's page lists the files the site shows with their lines,
+    each a link to its source page (and nothing of the sort without clones)."""
+    site, _data, _c1 = built
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto((site / "repos" / "example" / "shmem.html").as_uri())
+        links = page.eval_on_selector_all("#source-pages a", "as => as.map(a => [a.innerText, a.href])")
+        assert any(t == "src/put.c" for t, _h in links)
+        for _t, href in links:
+            page.goto(href)
+            assert page.locator(".src .l").count() > 0
+    finally:
+        ctx.close()
+
+
+def test_workspace_search_finds_a_function_by_name_and_a_line(tab, built):
+    site, _data, _c1 = built
+    page = tab.page
+    page.goto((site / "code-put-signal.html").as_uri() + "#step=put")
+    until(page, "window.atlasWorkspace && window.atlasWorkspace.ready")
+    page.fill("#ws-q", "clamp")
+    until(page, "document.querySelectorAll('#ws-hits .hit').length > 0")
+    assert ["fn", "clamp"] in [[k, t.split("(")[0].strip()] for k, t in page.evaluate("atlasWorkspace.search('clamp')")]
+    page.click("#ws-hits .hit.fn")
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('clamp')")
+    page.fill("#ws-q", "int n = clamp")
+    until(page, "document.querySelectorAll('#ws-hits .hit.line').length > 0")
+    page.click("#ws-hits .hit.line")
+    until(page, "document.querySelector('#track-outline .fname').textContent.includes('put_signal')")
+    assert page.evaluate("document.querySelector('#track-source .l.at').dataset.line") == "13"
+    assert _track_shows(page, ".l.at")
+    tab.check_clean()

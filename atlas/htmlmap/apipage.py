@@ -83,22 +83,34 @@ def local_sources(repo: str, head: str, paths: set[str], sources: dict[str, str]
     return out
 
 
-def repo_page(page: ApiPage, sources: dict[str, str] | None = None) -> str:
+ROW_KEYS = ("name", "kind", "day", "sha", "precision", "release", "rels", "removed", "signature", "concepts",
+            "path", "line")
+
+
+def repo_page(page: ApiPage, sources: dict[str, str] | None = None,
+              names: dict[str, dict[str, str]] | None = None) -> str:
+    """A repository's API page. `names`: concept id -> its names ({en, zh}), shown for the concepts
+    that name a symbol (the id when the atlas has no such concept)."""
     s = page["summary"]
     rows = _rows(page)
     local = local_sources(s["repo"], s["cutoff_head"], {r[10] for r in rows if r[10]}, sources or {})
+    named = sorted({c for r in rows for c in r[9]})
+    cnames = {c: (names or {}).get(c) or {"en": c, "zh": ""} for c in named}
     data = {"base": page["base"], "head": s["cutoff_head"], "releases": [r["name"] for r in s["releases"]],
             "rows": rows, "pageRows": PAGE_ROWS, "source": local, "marks": MARKS,
+            "names": {c: [t["en"], t["zh"]] for c, t in cnames.items()},
             "labels": {"kind": LABELS["api_kind"], "precision": LABELS["precision"]}}
-    first = [dict(zip(("name", "kind", "day", "sha", "precision", "release", "rels", "removed", "signature",
-                       "concepts", "path", "line"), r)) for r in rows[:PAGE_ROWS]]
+    first = [dict(zip(ROW_KEYS, r)) for r in rows[:PAGE_ROWS]]
     for r in first:
         r["cols"] = [MARKS[c] for c in columns(r["rels"])]
         r["href"] = _declaration_href(r["path"], r["line"], local, page["base"], s["cutoff_head"])
+    rest = [dict(zip(ROW_KEYS, r)) for r in rows[PAGE_ROWS:]]
+    for r in rest:
+        r["href"] = _declaration_href(r["path"], r["line"], local, page["base"], s["cutoff_head"])
     kinds = sorted({r[1] for r in rows})
     return _render("api.html", f"Public API of {s['repo']} \u00b7 {SITE_TITLE['en']}", "api.js",
-                   s=s, base=page["base"], first=first, total=len(rows), kinds=kinds, kind_names=LABELS["api_kind"],
-                   data=Markup(script_json(data)), page_rows=PAGE_ROWS)
+                   s=s, base=page["base"], first=first, rest=rest, total=len(rows), kinds=kinds,
+                   kind_names=LABELS["api_kind"], cnames=cnames, data=Markup(script_json(data)), page_rows=PAGE_ROWS)
 
 
 def index_page(pages: list[ApiPage]) -> str:
@@ -108,10 +120,12 @@ def index_page(pages: list[ApiPage]) -> str:
     return _render("apiindex.html", f"Public API \u00b7 {SITE_TITLE['en']}", "", repos=repos)
 
 
-def api_pages(pages: list[ApiPage], out: Path, sources: dict[str, str] | None = None) -> list[tuple[Path, str]]:
+def api_pages(pages: list[ApiPage], out: Path, sources: dict[str, str] | None = None,
+              names: dict[str, dict[str, str]] | None = None) -> list[tuple[Path, str]]:
     """(path, html) of api/index.html and one page per repository with a public API history.
-    `sources`: the source pages the map writes (`repo@sha:path` -> page), which declarations link."""
+    `sources`: the source pages the map writes (`repo@sha:path` -> page), which declarations link;
+    `names`: the concepts' names by id."""
     pages = sorted(pages, key=lambda p: p["summary"]["repo"].lower())
     out_pages = [(out / FOLDER / "index.html", index_page(pages))]
-    out_pages += [(out / page_file(p["summary"]["repo"]), repo_page(p, sources)) for p in pages]
+    out_pages += [(out / page_file(p["summary"]["repo"]), repo_page(p, sources, names)) for p in pages]
     return out_pages

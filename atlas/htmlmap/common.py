@@ -174,6 +174,12 @@ def tr(en: str, zh: str) -> Markup:
     return Markup(f'<span class="en" lang="en">{escape(en)}</span><span class="zh" lang="zh">{escape(zh)}</span>')
 
 
+def cell(en: str, zh: str) -> Markup:
+    """A table cell's column name in both languages, as attributes: a phone shows it before the
+    cell's value when the table reflows into stacked rows (`table.stack`, pages.css)."""
+    return Markup(f' data-en="{escape(en)}" data-zh="{escape(zh)}"')
+
+
 def term(vocabulary: str, value: str) -> Markup:
     """A vocabulary value (a kind, a lifecycle, a precision ...) by its name in both languages."""
     t = label(vocabulary, value)
@@ -198,7 +204,7 @@ def ev_text(ev: dict) -> str:
 def env() -> Environment:
     e = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=True,
                     keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
-    e.globals.update(bi=bi, tr=tr, term=term, md=md, ev_href=ev_href, ev_text=ev_text, repo_file=repo_file,
+    e.globals.update(bi=bi, tr=tr, cell=cell, term=term, md=md, ev_href=ev_href, ev_text=ev_text, repo_file=repo_file,
                      concept_file=concept_file, flow_file=flow_file)
     e.filters["day"] = utc_day  # a timestamp shown to people: its UTC day
     return e

@@ -97,3 +97,14 @@ def flow_blocks(flow: FlowView) -> list[dict]:
             blocks.append({"kind": "level", "steps": ids})
         blocks.extend({"kind": "choice", **choices[sid]} for sid in ids if sid in choices)
     return blocks
+
+
+def step_numbers(flow: FlowView) -> dict[str, int]:
+    """Each step's number: its place in the order the page shows the steps (the blocks top-down,
+    a block's steps left to right, a choice's branches one after the other), so the numbers run
+    1, 2, 3 ... down the page whatever order the data lists the steps in."""
+    shown: list[str] = []
+    for b in flow_blocks(flow):
+        shown += b["steps"] if b["kind"] == "level" else [s for br in b["branches"] for s in br["steps"]]
+    shown += [s["id"] for s in flow["steps"] if s["id"] not in shown]  # none, as every step is shown once
+    return {sid: i + 1 for i, sid in enumerate(shown)}

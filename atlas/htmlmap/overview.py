@@ -65,6 +65,12 @@ def vocabulary_css() -> str:
             rules.append(f'{sel} {{ content: "{t["en"]}"; }}')
             rules.append(f'body:has(#lang-zh:checked) {sel} {{ content: "{t["zh"]}"; }}')
             rules.append(f'body:has(#lang-both:checked) {sel} {{ content: "{t["en"]} {t["zh"]}"; }}')
+    for kind, (colour, glyph) in KIND_GLYPH.items():  # a phone's kind column: the glyph, named
+        t = LABELS["kind"].get(kind, {"en": kind, "zh": kind})
+        sel = f'table.grid td.kind[data-k="{kind}"]::before'
+        rules.append(f'@media (max-width: 760px) {{ {sel} {{ content: "{glyph}" / "{t["en"]}" !important; '
+                     f'color: {colour}; }} body:has(#lang-zh:checked) {sel} {{ content: "{glyph}" / "{t["zh"]}" '
+                     f'!important; }} }}')
     later = 'table.grid tr.later td.first::after'
     rules += [f'{later} {{ content: " not yet"; color: #9b2c2c; font-weight: 600; }}',
               f'body:has(#lang-zh:checked) {later} {{ content: " 尚未"; }}',
@@ -124,6 +130,23 @@ def kind_groups(cards: list[Card], as_of: str) -> list[dict]:
             groups.append({"key": r["kind"], "colour": colour, "glyph": glyph, "rows": []})
         groups[-1]["rows"].append(r)
     return groups
+
+
+def strip_scale(cards: list[Card], cutoff: str) -> dict:
+    """The history strip of the compact overview's first-seen column: whole years, from 1 January
+    of the first year a concept was seen to the end of the cut-off's year. {first, last, years}."""
+    days = [d for d in (first_day(c) for c in cards) if d]
+    first = int(min(days)[:4]) if days else int(cutoff[:4])
+    last = max(int(cutoff[:4]), *(int(d[:4]) for d in days)) if days else int(cutoff[:4])
+    return {"first": first, "last": last, "years": last - first + 1}
+
+
+def strip_x(day: str, scale: dict) -> float:
+    """Where a day sits on the strip, in percent of its width (0: 1 January of the first year)."""
+    from datetime import date
+
+    start, end = date(scale["first"], 1, 1), date(scale["last"] + 1, 1, 1)
+    return round(100 * (date.fromisoformat(day) - start).days / (end - start).days, 1)
 
 
 def sentences(cards: list[Card]) -> dict[str, dict]:

@@ -21,9 +21,10 @@ from .common import (
     FLOWS, MAP, OVERVIEW, REPOS, SEED, SITE_TITLE, TABLE, TIMELINE, SourceLinks, concept_file, document_page,
     flow_file, repo_file,
 )
-from .layout import flow_blocks
+from .layout import flow_blocks, step_numbers
 from .overview import (
-    KIND_GLYPH, OTHER_GLYPH, kind_groups, overview_rows, sentences, short_names, two_axis, vocabulary_css,
+    KIND_GLYPH, OTHER_GLYPH, kind_groups, overview_rows, sentences, short_names, strip_scale, strip_x, two_axis,
+    vocabulary_css,
 )
 from .timeline import layout_timeline
 from .windowsvg import window_svg
@@ -114,10 +115,13 @@ def _glyphs() -> dict[str, tuple[str, str]]:
 def overview_page(v: AtlasViews, as_of: str, look: Lookups) -> str:
     groups = kind_groups(v["cards"], as_of)
     rows = [r for g in groups for r in g["rows"]]
+    scale = strip_scale(v["cards"], v["cutoff"])
+    for r in rows:
+        r["x"] = strip_x(r["date"], scale) if r["date"] else None
     return page("overview.html", "Overview", "", "overview", look, "overview.js",
                 groups=groups, questions=v["questions"], kinds=sorted({r["kind"] for r in rows}),
                 repos=sorted({repo for r in rows for repo in r["repos"]}, key=str.lower),
-                lifecycles=sorted({r["lifecycle"] for r in rows}), as_of=as_of, cutoff=v["cutoff"],
+                lifecycles=sorted({r["lifecycle"] for r in rows}), as_of=as_of, cutoff=v["cutoff"], scale=scale,
                 total=len(rows), extra_css=Markup(vocabulary_css()),
                 data=Markup(_json({"sentences": sentences(v["cards"]),
                                                     "questions": v["questions"]})))
@@ -188,8 +192,15 @@ def repo_page(r: RepoView, look: Lookups, links: SourceLinks | None = None) -> s
     names = {cid: short_names(look.cards[cid]) if cid in look.cards else {"en": cid, "zh": ""}
              for cid in {*r["first_seen"], *r["concepts"]}}
     first = {cid: look.cards[cid]["first_visible"] for cid in r["first_seen"] if cid in look.cards}
+    mine = []  # (path, sha, page) of this repository's source pages, when the site was built with clones
+    for key, file in (links.pages if links else {}).items():
+        repo, _, rest = key.partition("@")
+        sha, _, path = rest.partition(":")
+        if repo == r["id"]:
+            mine.append((path, sha, file))
     return page("repo.html", r["id"], root, "repo", look, r=r, names=names, first=first, known=look.known,
-                sources=links, migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u])
+                sources=links, migrations=list(r["migrated_from"]), urls=[u for u in map(safe_url, r["urls"]) if u],
+                source_pages=sorted(mine, key=lambda x: (x[1], x[0])))
 
 
 def flow_page(f: FlowView, look: Lookups, seed: SeedPageView | None, links: SourceLinks | None = None) -> str:
@@ -201,7 +212,7 @@ def flow_page(f: FlowView, look: Lookups, seed: SeedPageView | None, links: Sour
     steps = {s["id"]: s for s in f["steps"]}
     pins = [*f["evidence"], *(s["source"] for s in f["steps"] if s["source"])]
     return page("flow.html", f["title"]["en"] or f["id"], "", "flow", look, "flow.js", flow=f, steps=steps,
-                num={s["id"]: i + 1 for i, s in enumerate(f["steps"])}, blocks=flow_blocks(f),
+                num=step_numbers(f), blocks=flow_blocks(f),
                 labels=f["labels"], known=look.known, edge_types=EDGE_TYPES, seed=seed, sources=links,
                 clone_note=links.note(pins), workspace=links.workspaces.get(f["id"], ""),
                 window_svg=window_svg(f["layout"]))

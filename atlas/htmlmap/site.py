@@ -319,7 +319,8 @@ def build_site(atlas: Atlas, out_dir, as_of: str | None = None, force: bool = Fa
 
     links.api = {p["summary"]["repo"]: page_file(p["summary"]["repo"]) for p in api or []}
     pages: list[tuple[Path, str]] = reading_pages(v, out, as_of, links)
-    pages += api_pages(api or [], out, links.pages)
+    names = {c["id"]: {"en": c["names"]["en"], "zh": c["names"]["zh"]} for c in v["cards"]}
+    pages += api_pages(api or [], out, links.pages, names)
     pages.append(explorer_page(v, out, as_of, links))
     pages += links.built
     files = {p.relative_to(out).as_posix(): html.encode("utf-8") for p, html in pages}

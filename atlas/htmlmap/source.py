@@ -23,7 +23,8 @@ from pathlib import Path
 
 from .. import progress
 from ..views import AtlasViews
-from .common import SITE_TITLE, asset, concept_file, csp_hash, env, flow_file, tr
+from .common import SITE_TITLE, asset, bi, concept_file, csp_hash, env, flow_file, tr
+from .overview import short_names
 
 FileKey = tuple[str, str, str]
 MAX_CANDIDATES = 3
@@ -72,12 +73,42 @@ def chosen_files(pins, code) -> list[FileKey]:
 # ---------------------------------------------------------------------------------------------
 
 
+OWNER_WORDS = {"concept": ("concept", "概念"), "relation": ("a relation of", "关系："),
+               "claim": ("a claim on", "断言："), "plan": ("a plan on", "计划："), "step": ("step", "步骤"),
+               "flow": ("flow", "流程")}
+
+
 class Owners:
-    """Where each kind of record is shown in the site."""
+    """Where each kind of record is shown in the site, and its name there."""
 
     def __init__(self, v: AtlasViews):
         self.claim_about = {cl["id"]: (cl["about"][0] if cl["about"] else "") for cl in v["claims"]}
         self.concepts = {c["id"] for c in v["cards"]}
+        self.names = {c["id"]: short_names(c) for c in v["cards"]}
+        self.flows = {f["id"]: {"en": f["title"]["en"], "zh": f["title"]["zh"]} for f in v["flows"]}
+        self.steps = {(f["id"], st["id"]): {"en": t["en"], "zh": t["zh"]}
+                      for f in v["flows"] for st in f["steps"]
+                      for t in [st["title"] if (st["title"]["en"] or st["title"]["zh"]) else st["label"]]}
+
+    def name(self, owner: dict) -> str:
+        """A record as a reader knows it: its kind and its name in both languages (a concept's short
+        name, a claim's or a relation's concept, a step's or a flow's title); the label (ids) when
+        the atlas has no name for it. The label stays as the element's title."""
+        kind, ident = owner["kind"], owner["id"]
+        word, text = OWNER_WORDS.get(kind, ("", "")), None
+        if kind == "concept":
+            text = self.names.get(ident)
+        elif kind == "relation":
+            text = self.names.get(ident.split(" ", 1)[0])
+        elif kind in ("claim", "plan"):
+            text = self.names.get(self.claim_about.get(ident, ""))
+        elif kind == "step":
+            text = self.steps.get((owner.get("flow", ""), ident))
+        elif kind == "flow":
+            text = self.flows.get(ident)
+        if not text or not (text["en"] or text["zh"]):
+            return f'<span translate="no">{escape(owner["label"])}</span>'
+        return f'<span class="okind">{tr(*word)}</span> {bi(dict(text))}' if word[0] else str(bi(dict(text)))
 
     def href(self, owner: dict, root: str) -> str:
         kind, ident = owner["kind"], owner["id"]
@@ -235,20 +266,21 @@ def _notes(page: Page, n: int) -> str:
     whose pins start there. More than one citation folds into a <details> (its summary names the
     first), so a line keeps its height until the reader opens the note."""
     parts = [_caller_note(page, fn) for fn in page.functions if fn["start"] == n]
-    cites = []
+    cites, plain = [], []
     for a, b, c in page.cites:
         if a == n:
             href = page.owners.href(c["owner"], page.root)
-            label = escape(c["owner"]["label"])
-            name = (f'<a href="{escape(href)}" translate="no">{label}</a>' if href
-                    else f'<span translate="no">{label}</span>')
-            span = f"L{a}" if a == b else f"L{a}-L{b}"
-            cites.append(f'<span class="span" translate="no">{span}</span> {name}')
+            label, named = escape(c["owner"]["label"]), page.owners.name(c["owner"])
+            name = (f'<a href="{escape(href)}" title="{label}">{named}</a>' if href
+                    else f'<span title="{label}">{named}</span>')
+            span = f'<span class="span" translate="no">{"L%d" % a if a == b else "L%d-L%d" % (a, b)}</span>'
+            cites.append(f"{span} {name}")
+            plain.append(f'{span} <span title="{label}">{named}</span>')
     if len(cites) == 1:
         parts.append(f'<p class="cite">{cites[0]}</p>')
-    elif cites:
+    elif cites:  # the summary is a control: it names the first as text, the list links them all
         items = "".join(f"<li>{c}</li>" for c in cites)
-        parts.append(f'<details class="cite"><summary>{cites[0]} {more(len(cites) - 1)}</summary>'
+        parts.append(f'<details class="cite"><summary>{plain[0]} {more(len(cites) - 1)}</summary>'
                      f"<ul>{items}</ul></details>")
     return f'<div class="m">{"".join(parts)}</div>' if parts else ""
 

@@ -24,8 +24,9 @@ from markupsafe import Markup
 
 from ..views import AtlasViews, FlowView
 from .common import SITE_TITLE, asset, csp_hash, env, flow_file, tr
-from .layout import flow_levels
-from .source import NO_CALLER, called_by, code_line_html, style_css, token_lines
+from ..model import EDGE_TYPES
+from .layout import flow_levels, step_numbers
+from .source import NO_CALLER, Owners, called_by, code_line_html, style_css, token_lines
 
 FileKey = tuple[str, str, str]
 CONTEXT = 3  # lines shown around a pin that no indexed function holds
@@ -70,8 +71,9 @@ class Sources:
 class Workspace:
     """One flow's workspace: which function each step shows, and the callees embedded."""
 
-    def __init__(self, flow: FlowView, pins, code, pages: dict[FileKey, str]):
+    def __init__(self, flow: FlowView, pins, code, pages: dict[FileKey, str], owners: Owners | None = None):
         self.flow = flow
+        self.owners = owners  # the records' names and pages (segments link them)
         self.pins = pins
         self.code = code
         self.pages = pages  # files with a source page -> their page
@@ -175,8 +177,13 @@ def _segments(ws: Workspace, fn: dict, step_pin: dict | None) -> list[tuple[int,
             continue
         mine = step_pin is not None and (a, b) == (step_pin["start"], step_pin["end"])
         span = f"L{a}" if a == b else f"L{a}-L{b}"
+        label = escape(c["owner"]["label"])
+        href = ws.owners.href(c["owner"], "") if ws.owners else ""
+        named = ws.owners.name(c["owner"]) if ws.owners else f'<span translate="no">{label}</span>'
+        record = (f'<a class="record" href="{escape(href)}" title="{label}">{named}</a>' if href
+                  else f'<span class="record" title="{label}">{named}</span>')
         items.append((a, f'<li class="seg{" mine" if mine else ""}"><span class="span" translate="no">{span}</span> '
-                         f'<span translate="no">{escape(c["owner"]["label"])}</span></li>'))
+                         f'{record}</li>'))
     return items
 
 
@@ -228,15 +235,20 @@ def step_block(ws: Workspace, src: Sources, step: Any, seen: set[str]) -> dict:
     parts = []
     for fn in fns:
         ident = own_id(fn)
+        page = ws.pages.get(fn["key"])
         parts.append({"id": ident, "anchor": ident not in seen, "outline": Markup(outline_html(ws, fn, pin)),
-                      "source": Markup(source_html(ws, src, fn["key"], fn, pin))})
+                      "source": Markup(source_html(ws, src, fn["key"], fn, pin)),
+                      "page": f'{page}#L{pin["start"] if pin else fn["start"]}' if page else ""})
         seen.add(ident)
     loose = ""
     if pin and not fns:
         key = (pin["repo"], pin["sha"], pin["path"])
         loose = Markup(source_html(ws, src, key, None, pin)) if key in src.text else ""
+    pin_page = ws.pages.get((pin["repo"], pin["sha"], pin["path"])) if pin else None
+    pin_line = pin["start"] if pin else 0
     return {"step": step, "pin": pin, "functions": parts, "loose": loose,
-            "url": (step["source"] or {}).get("url", "")}
+            "url": (step["source"] or {}).get("url", ""), "page": f"{pin_page}#L{pin_line}" if pin_page else "",
+            "after": [(e["from"], e["type"]) for e in ws.flow["edges"] if e["to"] == step["id"]]}
 
 
 def levels(flow: FlowView) -> list[list[Any]]:
@@ -260,7 +272,9 @@ def workspace_page(v_flow: FlowView, ws: Workspace, src: Sources) -> str:
         title=f"{v_flow['title']['en'] or v_flow['id']} · code · {SITE_TITLE['en']}", lang="en", csp=Markup(csp),
         style=Markup(asset("pages.css") + "\n" + asset("workspace.css") + "\n" + style_css()),
         script=Markup(ours), data="", vis="", root="", current="flow", site=SITE_TITLE,
-        flow=v_flow, flow_file=flow_file(v_flow["id"]), levels=levels(v_flow),
+        flow=v_flow, flow_file=flow_file(v_flow["id"]), levels=levels(v_flow), num=step_numbers(v_flow),
+        after={s["id"]: [(e["from"], e["type"]) for e in v_flow["edges"] if e["to"] == s["id"]]
+               for s in v_flow["steps"]}, edge_types=EDGE_TYPES,
         steps=[step_block(ws, src, s, seen) for s in v_flow["steps"]], callees=callees)
 
 
@@ -273,8 +287,9 @@ def workspace_pages(v: AtlasViews, out: Path, pins, code, pages: dict[str, str])
         commit, _, path = rest.partition(":")
         by_key[(repo, commit, path)] = page
     done: dict[str, tuple[Path, str]] = {}
+    owners = Owners(v)
     for flow in v["flows"]:
-        ws = Workspace(flow, pins, code, by_key)
+        ws = Workspace(flow, pins, code, by_key, owners)
         if not any(ws.step_fns.values()):
             continue
         src = Sources(code, ws.files())

@@ -395,7 +395,11 @@
       var t = el("div", "lane");
       t.dataset.lane = ln.key;
       var top = el("span", "lane-name");
-      add(top, U.tr(ln.names.en, ln.names.zh, "b"));
+      if (ln.key) {  /* the question's id (an identifier), then the question in the chosen language */
+        var id = el("b", "lane-id", ln.key);
+        id.setAttribute("translate", "no");
+        add(top, id);
+      } else add(top, U.tr(ln.names.en, ln.names.zh, "b"));
       add(t, top, U.tr(ln.question.en || "papers, flags, plain concepts", ln.question.zh || "论文、开关与一般概念", "span", "lane-q"));
       t.title = ln.key ? ln.question.en + " / " + ln.question.zh + " (first question answered; a mark + names the others)"
                        : "answers none of the six questions / 不回答六问";
@@ -669,7 +673,7 @@
   }
   document.getElementById("show-graph").addEventListener("click", function () {
     graphOpen = true; renderNeighbourhood(); draw(true);
-    document.getElementById("network").focus();
+    document.getElementById("network").focus({ preventScroll: true });  /* the navigation stays in view */
   });
   phone.addEventListener("change", function () { renderNeighbourhood(); draw(true); });
 

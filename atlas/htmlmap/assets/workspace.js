@@ -7,10 +7,11 @@
 (function () {
   "use strict";
   var main = document.getElementById("main");
-  var outline = document.getElementById("track-outline");
+  var outlineTrack = document.getElementById("track-outline");
+  var outline = document.getElementById("outline-body") || outlineTrack;
   var source = document.getElementById("track-source");
   var steps = Array.prototype.slice.call(document.querySelectorAll("article.step"));
-  if (!main || !outline || !source || !steps.length) return;
+  if (!main || !outlineTrack || !source || !steps.length) return;
   var stepIds = steps.map(function (a) { return a.getAttribute("data-step"); });
   var state = { step: "", fn: "" };
 
@@ -92,9 +93,11 @@
       var top = node.offsetTop - dag.offsetTop, bottom = top + node.offsetHeight;
       if (top < dag.scrollTop || bottom > dag.scrollTop + dag.clientHeight) dag.scrollTop = Math.max(0, top - 40);
     }
-    var mark = inStep ? source.querySelector(".l.p") : source.querySelector(".l");
+    var at = s.line ? source.querySelector('.l[data-line="' + s.line + '"]') : null;
+    if (at) at.classList.add("at");
+    var mark = at || (inStep ? source.querySelector(".l.p") : source.querySelector(".l"));
     source.scrollTop = mark ? Math.max(0, mark.offsetTop - source.offsetTop - 24) : 0;
-    outline.scrollTop = 0;
+    outlineTrack.scrollTop = 0;
   }
   function go(s, push) {
     var want = fragment(s);
@@ -104,7 +107,7 @@
     show(parse(want));
   }
   main.classList.add("js");
-  outline.hidden = false;
+  outlineTrack.hidden = false;
   source.hidden = false;
   steps.forEach(function (a) {
     var node = document.getElementById("node-" + a.getAttribute("data-step"));
@@ -129,8 +132,48 @@
     start.step = start.fn ? state.step || stepIds[0] : (withCode || steps[0]).getAttribute("data-step");
   }
   go(start, false);
+  /* ---- search over the functions and the lines the page holds ---- */
+  var q = document.getElementById("ws-q"), hits = document.getElementById("ws-hits");
+  function stepOf(box) { var a = box.closest("article.step"); return a ? a.getAttribute("data-step") : state.step; }
+  function search(text) {
+    var want = text.trim().toLowerCase(), out = [], seen = {};
+    if (!want) return out;
+    document.querySelectorAll("#reading .fn").forEach(function (box) {
+      var fn = box.getAttribute("data-fn"), name = box.querySelector(".fname");
+      if (seen[fn]) return;
+      seen[fn] = true;
+      if (name && name.textContent.toLowerCase().indexOf(want) >= 0)
+        out.push({ kind: "fn", step: stepOf(box), fn: fn, text: name.textContent, line: 0 });
+    });
+    var lines = {};
+    document.querySelectorAll("#reading .fn .src .l").forEach(function (l) {
+      var box = l.closest(".fn"), fn = box.getAttribute("data-fn"), key = fn + ":" + l.dataset.line;
+      if (lines[key] || out.length >= 40) return;
+      var code = l.querySelector("code").textContent;
+      if (code.toLowerCase().indexOf(want) < 0) return;
+      lines[key] = true;
+      out.push({ kind: "line", step: stepOf(box), fn: fn, text: l.dataset.line + ": " + code.trim(), line: +l.dataset.line });
+    });
+    return out;
+  }
+  function renderHits() {
+    clear(hits);
+    search(q.value).slice(0, 40).forEach(function (h) {
+      var li = document.createElement("li"), b = document.createElement("button");
+      b.type = "button"; b.className = "hit " + h.kind; b.textContent = h.text;
+      b.setAttribute("translate", "no");
+      b.addEventListener("click", function () {
+        go({ step: h.step, fn: h.fn }, true);
+        if (h.line) show({ step: h.step, fn: h.fn, line: h.line });
+      });
+      li.appendChild(b); hits.appendChild(li);
+    });
+  }
+  var qTimer = 0;
+  q.addEventListener("input", function () { clearTimeout(qTimer); qTimer = setTimeout(renderHits, 120); });
   window.atlasWorkspace = Object.freeze({
     ready: true,
-    state: function () { return { step: state.step, fn: state.fn }; }
+    state: function () { return { step: state.step, fn: state.fn }; },
+    search: function (text) { return search(text).map(function (h) { return [h.kind, h.text]; }); }
   });
 })();
