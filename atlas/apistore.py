@@ -71,14 +71,16 @@ class ApiStore:
 
     def lookup(self, term: str) -> list[ApiSymbol]:
         """The symbols a name names: `owner/name:` narrows to one repository; the qualified name or the
-        name without scopes, exactly, else ignoring case."""
+        name without scopes, exactly, else ignoring case (but an ordinary capitalised word, `Memory`, only
+        as written: "memory" is a word to search for)."""
         term = term.strip()
         repo = ""
         head, sep, rest = term.partition(":")
         if sep and "/" in head and not rest.startswith(":"):
             repo, term = head, rest
         names = self.names()
-        refs = names.get(term) or names.get(term.lower()) or []
+        refs = [r for r in names.get(term) or names.get(term.lower()) or []
+                if not _plain_word(r[2]) or term in (r[2], r[2].rsplit("::", 1)[-1])]
         out = []
         for rid, kind, name in refs:
             if repo and rid != repo:
@@ -113,6 +115,13 @@ class ApiStore:
 
         names = [n for n in self.names() if n != n.lower() or "_" in n]
         return difflib.get_close_matches(term, names, n=limit, cutoff=0.75)
+
+
+def _plain_word(name: str) -> bool:
+    """A name whose last part is a capitalised word (`Status::Memory`, `Init`): typed in lower case it is
+    an ordinary word ("memory"), so it names the symbol only as written."""
+    short = name.rsplit("::", 1)[-1]
+    return short.isalpha() and short[:1].isupper() and short[1:].islower()
 
 
 def _file(repo: str) -> str:

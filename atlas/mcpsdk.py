@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .errors import AtlasError
-from .markdown import outline
-from .mcpserver import INSTRUCTIONS, LOOKUP_WORKERS, SPARQL_WORKERS, AtlasTools, error_text
+
+from .mcpserver import INSTRUCTIONS, LOOKUP_WORKERS, SPARQL_WORKERS, AtlasTools, answer_text, error_text
 from .mcpshapes import tool_schema
 
 
@@ -40,9 +40,9 @@ FlowName = Annotated[str, _text("A flow id, title or unique prefix (atlas flow l
 CardSection = Annotated[Literal["summary", "evidence", "claims", "relations", "history"],  # CARD_SECTIONS
                         _text("Which part of the card: summary (default: names, answers, explanations, "
                               "hardware, lifecycle, first visible), evidence, claims, relations or history.")]
-FlowSection = Annotated[Literal["summary", "steps", "edges"],  # FLOW_SECTIONS
+FlowSection = Annotated[Literal["summary", "steps", "edges", "layout"],  # FLOW_SECTIONS
                         _text("Which part of the flow: summary (default: title, summary, evidence, choices), "
-                              "steps or edges.")]
+                              "steps, edges or layout (the memory window its kernels share, where the flow has one).")]
 Uri = Annotated[str, _text("A uri from a search hit or a resource: atlas://concept/ID, atlas://claim/ID, "
                            "atlas://flow/ID, atlas://claims/STATUS, atlas://repo/OWNER/NAME, atlas://docs/NAME.")]
 Offset = Annotated[int, _text("The character to start from (0 for the beginning; next_offset of the answer "
@@ -85,7 +85,7 @@ class _Caller:
             value = await anyio.to_thread.run_sync(partial(fn, *args), limiter=self.pools[pool])
         except AtlasError as exc:
             raise ToolError(error_text(exc)) from None
-        text, value = value if isinstance(value, tuple) else (outline(value), value)
+        text, value = value if isinstance(value, tuple) else (answer_text(value), value)
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=value)
 
 
@@ -184,8 +184,8 @@ def _more_tools(tools: AtlasTools, call: _Caller) -> dict:
 
     async def flow(name: FlowName, section: FlowSection = "summary", cursor: Cursor = None):
         """An execution path, a section at a time: the summary (title, summary, evidence, choices),
-        then its ordered steps (each with its actor, concepts and source pin) or its edges. Long
-        sections answer in pages (page.next_cursor)."""
+        then its ordered steps (each with its actor, concepts and source pin), its edges or the layout
+        of the memory window its kernels share. Long sections answer in pages (page.next_cursor)."""
         return await call(tools.flow, name, section, cursor)
 
     async def timeline(term: TimelineTerm = None, repo: TimelineRepo = None, as_of: AsOf = None,

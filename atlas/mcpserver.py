@@ -58,8 +58,9 @@ FLOW_SECTIONS: dict[str, tuple[str, ...]] = {
     "summary": ("id", "title", "summary", "evidence", "choices", "labels"),
     "steps": ("steps",),
     "edges": ("edges",),
+    "layout": ("layout",),
 }
-FLOW_LISTS = {"summary": ("evidence",), "steps": ("steps",), "edges": ("edges",)}
+FLOW_LISTS = {"summary": ("evidence",), "steps": ("steps",), "edges": ("edges",), "layout": ("layout",)}
 FETCH_BYTES = 16_000  # the most UTF-8 bytes of Markdown one `fetch` returns
 RESOURCE_URI = re.compile(r"atlas://(concept|claim|flow|claims|docs|repo)/([^?#]+)\Z")
 
@@ -169,13 +170,13 @@ class AtlasTools:
         """One section of a concept's card (the summary first), its lists in pages."""
         _check_lang(lang)
         as_of = _check_date(as_of, "as_of")
-        fields = _section(CARD_SECTIONS, section)
+        _section(CARD_SECTIONS, section)
         c = self.concept(term)
 
         def compute():
             whole = _lang_only(views.card(self.atlas, c, as_of), lang)
             return {"id": c.id, "section": section, "sections": list(CARD_SECTIONS),
-                    "card": {k: whole[k] for k in fields if k in whole}}
+                    "card": {k: whole[k] for k in _fields(CARD_SECTIONS, section, whole)}}
 
         arguments = {"term": c.id, "lang": lang, "as_of": as_of, "section": section, "cursor": cursor}
         return self._page("card", arguments, compute, lambda v: [("card", k) for k in CARD_LISTS.get(section, ())])
@@ -200,12 +201,12 @@ class AtlasTools:
 
     def flow(self, name: str, section: str = "summary", cursor: str | None = None):
         """One section of a flow (the summary first), its lists in pages."""
-        fields = _section(FLOW_SECTIONS, section)
+        _section(FLOW_SECTIONS, section)
         whole = commands.flow_value(self.opened, name)
 
         def compute():
             return {"id": whole["id"], "section": section, "sections": list(FLOW_SECTIONS),
-                    "flow": {k: whole[k] for k in fields}}
+                    "flow": {k: whole[k] for k in _fields(FLOW_SECTIONS, section, whole)}}
 
         return self._page("flow", {"name": whole["id"], "section": section, "cursor": cursor}, compute,
                           lambda v: [("flow", k) for k in FLOW_LISTS[section]])
@@ -368,10 +369,39 @@ def _section(sections: dict[str, tuple[str, ...]], section: str) -> tuple[str, .
     return sections[section]
 
 
+def _fields(sections: dict[str, tuple[str, ...]], section: str, whole: dict) -> list[str]:
+    """The fields of `whole` in `section`: the summary holds every field no other section names, so a
+    field added to a view reaches this face without a change here."""
+    if section != "summary":
+        return [k for k in sections[section] if k in whole]
+    others = {k for name, keys in sections.items() if name != "summary" for k in keys}
+    return [k for k in whole if k not in others]
+
+
+CUT_NOTE = ("- … (the outline stops here so that the message stays under 20,000 bytes; the structured content "
+            "holds the whole answer)\n")
+
+
+def answer_text(value) -> str:
+    """The text content of an answer: its Markdown outline, cut at a line where the outline and the
+    structured content together would pass the page budget (one item can be larger than half of it)."""
+    text = markdown.outline(value)
+    room = paging.PAGE_BYTES - len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    if len(json.dumps(text, ensure_ascii=False).encode()) <= room:
+        return text
+    kept, used = [], len(json.dumps(CUT_NOTE, ensure_ascii=False).encode())
+    for line in text.splitlines(keepends=True):
+        used += len(json.dumps(line, ensure_ascii=False).encode()) - 2
+        if used > room:
+            break
+        kept.append(line)
+    return "".join(kept) + CUT_NOTE
+
+
 def wire(value) -> str:
-    """What a tool's answer puts on the wire (near enough to measure it): the Markdown outline as
-    text content and the value as structured content."""
-    return json.dumps({"content": [{"type": "text", "text": markdown.outline(value)}], "structuredContent": value},
+    """What a tool's answer puts on the wire (near enough to measure it): the text content
+    (`answer_text`) and the value as structured content."""
+    return json.dumps({"content": [{"type": "text", "text": answer_text(value)}], "structuredContent": value},
                       ensure_ascii=False, separators=(",", ":"))
 
 

@@ -243,7 +243,9 @@ def test_the_cache_keeps_a_bounded_number_of_data_versions(tmp_path):
     assert not names & set(folders[:2])  # the oldest went first
 
 
-def test_atlas_cache_shows_and_clears(mini):
+def test_atlas_cache_shows_and_clears(mini, tmp_path, monkeypatch):
+    # a cache folder of its own: other tests of the same worker may hold entries in the shared one
+    monkeypatch.setenv("ATLAS_CACHE", str(tmp_path / "own-cache"))
     show(mini, ("bus-x",))
     holder = _holder(mini)
     shown = json.loads(commands.cache(fmt="json").out)

@@ -157,6 +157,6 @@ def test_a_concept_that_names_symbols_gives_their_first_releases(world):
 
 def test_a_symbol_name_alone_reaches_its_card_and_a_concept_without_symbols_its_history(world):
     card = ask(world, "shmem_wait")
-    assert card.returncode == 0 and "first release:  none at the cut-off" in card.stdout
+    assert card.returncode == 0 and "first release:  never released · 从未发布" in card.stdout
     value = json.loads(ask(world, "since when is engine-u available", "--format", "json").stdout)
     assert value["intent"]["kind"] == "history" and value["intent"]["concepts"] == ["engine-u"]  # names no symbol

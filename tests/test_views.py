@@ -19,7 +19,7 @@ from atlas.cards import CardStore
 from atlas.index import from_atlas
 from atlas.htmlmap.pages import Lookups, concept_page
 from atlas.htmlmap.site import build_explorer_network, explorer_card, explorer_data
-from atlas.mcpserver import AtlasTools
+from atlas.mcpserver import CARD_SECTIONS, AtlasTools
 from atlas.model import (
     QUESTION_IDS, Atlas, Concept, Evidence, Pin, Probe, Question, Relation, Repository, Sighting, Text)
 from atlas.output import to_json
@@ -136,10 +136,12 @@ def _flat(text: str) -> str:
 
 
 class _Held:
-    """An opened atlas that is already in hand (the MCP tools read `.atlas` and `.concept`)."""
+    """An opened atlas that is already in hand (the MCP tools read `.atlas`, `.concept` and the `.key`
+    their stored pages are kept under)."""
 
     def __init__(self, a: Atlas):
         self.atlas = a
+        self.key = f"held-{id(a)}"
 
     def concept(self, term: str):
         from atlas import resolve
@@ -161,7 +163,7 @@ def test_every_face_shows_the_same_facts(tmp_path_factory, a, data):
         "card store": to_json(CardStore(from_atlas(a)).card(c.id)),
         "terminal": render.card(card, questions, "all"),
         "markdown": markdown.card(card, questions),
-        "mcp": to_json(tools.card(c.id)),
+        "mcp": "".join(to_json(tools.card(c.id, section=s)) for s in CARD_SECTIONS),  # every section
         "concept page": concept_page(card, Lookups(everything)),
     }
     for face, shown in faces.items():
@@ -204,7 +206,7 @@ def test_a_field_added_once_reaches_every_face(tmp_path, mini):
     assert shown["marker"] == marker  # the terminal's JSON (through the card store)
     mcp = run("-c", "import json, sys; from atlas.mcpserver import AtlasTools; "
                     f"print(json.dumps(AtlasTools({str(mini)!r}).card('bus-x')))")
-    assert json.loads(mcp)["marker"] == marker  # the MCP tool
+    assert json.loads(mcp)["card"]["marker"] == marker  # the MCP tool (its summary section)
     run("-m", "atlas", "map", "-o", str(tmp_path / "out"), "--data", str(mini))
     page = (tmp_path / "out" / "explorer.html").read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="atlas-data">(.*?)</script>', page, re.S).group(1))
