@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 
 def load(data_dir=None):
     """Load (through the compiled index) and return the `Atlas` of a data directory."""
-    from .index import load_atlas
+    from .index.compiled import load_atlas
 
     return load_atlas(data_dir)
 

@@ -121,7 +121,7 @@ def no_match(exc: NoMatch, fmt: str, lang: str) -> Answer:
     term = exc.term
     if fmt == "json":
         return Answer(to_json({"error": exc.message, "query": term, "suggestions": exc.rows}), "", 1)
-    from . import render
+    from .terminal import render
 
     return Answer("", terminal_safe(render.suggestions(term, exc.rows, lang, exc.message)), 1)
 
@@ -130,8 +130,8 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
     """`atlas query WORDS`: the card of the one concept the words name; else the question read and
     answered (the answer first, then the ranked hits of one search over everything); else an honest
     miss with the nearest names (exit 1)."""
-    from . import render
-    from .ask import ask
+    from .terminal import render
+    from .ask.answer import ask
     from .opened import Opened
 
     opened = Opened(data_dir)
@@ -157,10 +157,10 @@ def show(term: str, lang: str = "en", fmt: str = "text", data_dir=None, as_of: s
 def missed(opened, term: str, reading, fmt: str, lang: str) -> Answer:
     """Nothing in concepts, claims, flows or repositories matches: said in the query's language,
     with the concepts whose names are nearest; exit code 1."""
-    from . import render
-    from .resolve import nearest_names, prefix_owners_in
-    from .understand import language
-    from .views import card_row
+    from .terminal import render
+    from .view.terms import nearest_names, prefix_owners_in
+    from .ask.understand import language
+    from .view.views import card_row
 
     store = opened.cards
     indexes = (store.names["name_index"], store.names["loose_index"])
@@ -197,7 +197,7 @@ def _with_code_hits(opened, term: str, hits: list) -> list:
 def _symbols_named(opened, store, term: str) -> dict | None:
     """The symbol cards of a term that names public API symbols (one identifier) and no concept: a
     concept's id, name or alias keeps its card, which shows the history of the symbols it names."""
-    from .apistore import looks_like_symbol
+    from .index.apistore import looks_like_symbol
 
     if not looks_like_symbol(term):
         return None
@@ -213,7 +213,7 @@ def api(symbol: str | None = None, repo: str | None = None, since: str | None = 
     """`atlas api SYMBOL` (its cards), `atlas api --repo R` (the releases and counts), `--since TAG`
     (what was first released after it), `--diff A B` (added, removed and re-signed between two
     releases). A name, a repository or a release that matches nothing: exit 1 with the closest."""
-    from . import render
+    from .terminal import render
     from .opened import Opened
 
     opened = Opened(data_dir)
@@ -225,7 +225,7 @@ def api(symbol: str | None = None, repo: str | None = None, since: str | None = 
         known = store.repos()
         return _api_miss(fmt, f"no API history for the repository {repo!r}",
                          "repositories with one: " + (", ".join(known) or "none (run `atlas refresh`)"))
-    from . import views
+    from .view import views
 
     base, symbols = store.base(surface.repo), store.symbols(surface.repo)
     if not since and not diff:
@@ -243,7 +243,7 @@ def api(symbol: str | None = None, repo: str | None = None, since: str | None = 
 
 
 def _api_symbol(opened, term: str, fmt: str) -> Answer:
-    from . import render
+    from .terminal import render
 
     found = opened.api.lookup(term)
     if not found:
@@ -262,7 +262,8 @@ def _api_miss(fmt: str, message: str, hint: str) -> Answer:
 def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_dir=None,
                     as_of: str | None = None) -> Answer:
     """`atlas query FILTER... [WORDS]` or `--search`: a table of the matching concepts (exit 1 if none)."""
-    from . import queries, render
+    from .view import queries
+    from .terminal import render
 
     atlas = _atlas(data_dir)
     filters, text = queries.parse_filters(words)
@@ -271,7 +272,7 @@ def filter_concepts(words: list[str], lang: str = "en", fmt: str = "text", data_
 
 
 def sparql_store(data_dir=None):
-    """The embedded store of the data, open for reading (`atlas.sparqlstore`): built or updated
+    """The embedded store of the data, open for reading (`atlas.linked.triplestore`): built or updated
     first when the data changed; N-Quads bytes (a store in memory) when the cache cannot hold one.
     Bad data raises, with every problem."""
     from .opened import Opened
@@ -284,7 +285,7 @@ def sparql_embedded(text: str, formats, data_dir=None, where: str = "query", lim
     """`text` answered by the embedded store within the limits, rendered (`sparql.Rendered`): from
     `source`, else from `open_store()` (default: the data's store). A damaged store is dropped and
     built again, once."""
-    from . import sparql, sparqlstore
+    from .linked import sparql, triplestore as sparqlstore
 
     limits = limits or {}
     open_store = open_store or (lambda: sparql_store(data_dir))
@@ -310,7 +311,7 @@ def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = 
     """`atlas query --sparql Q`: the results over the embedded store (`nt`, else the data's) or an
     endpoint, within the limits (`timeout`, `max_rows`, `allow_service`). CSV and TSV end with
     their own line break (CRLF), so `out` never carries a final newline of its own."""
-    from . import sparql
+    from .linked import sparql
     from .errors import Location, UsageError
 
     limits = {k: v for k, v in (limits or {}).items() if v is not None}
@@ -329,7 +330,7 @@ def sparql_query(text: str, results: str, data_dir=None, endpoint: str | None = 
 def sparql_file(path) -> str:
     """The text of a query file (`--sparql-file`), read up to 1 MB (`/dev/zero` is refused, not
     read), or a located error."""
-    from .sparql import read_query_file
+    from .linked.sparql import read_query_file
 
     return read_query_file(str(path))
 
@@ -353,9 +354,9 @@ def refresh(data_dir=None, repos_dir=None, fmt: str = "text", cutoff=None, repo_
     """`atlas refresh`: the harvest report. A run that changes nothing is remembered (the stamp)
     and answered from it until something changes. With `only_unchanged` (the launcher) nothing is
     harvested: None unless the stamp answers."""
-    from . import render
+    from .terminal import render
     from .harvest import stamp
-    from .index import load_keyed
+    from .index.compiled import load_keyed
     from .paths import work_folders
 
     folders = work_folders(data_dir, repos_dir)  # outside a checkout: the user's copy, created on first use
@@ -422,7 +423,7 @@ def _or_no_match(fmt: str, lang: str, build) -> Answer:
 
 
 def related_value(atlas, term: str, rel: str | None = None, depth: int = 1) -> dict:
-    from . import queries, resolve
+    from .view import queries, terms as resolve
 
     c = resolve.concept(atlas, term)
     return {"id": c.id, "related": queries.related(atlas, c, rel, depth)}
@@ -430,7 +431,7 @@ def related_value(atlas, term: str, rel: str | None = None, depth: int = 1) -> d
 
 def related(term: str, rel=None, depth: int = 1, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas related TERM`: concepts related to TERM in both directions, up to `depth` hops."""
-    from . import render
+    from .terminal import render
 
     def build():
         value = related_value(_atlas(data_dir), term, rel, depth)
@@ -439,7 +440,7 @@ def related(term: str, rel=None, depth: int = 1, lang: str = "en", fmt: str = "t
 
 
 def path_value(atlas, a: str, b: str, rel: str | None = None) -> dict:
-    from . import queries, resolve
+    from .view import queries, terms as resolve
 
     ca, cb = resolve.concept(atlas, a), resolve.concept(atlas, b)
     return {"from": ca.id, "to": cb.id, "steps": queries.path(atlas, ca, cb, rel)}
@@ -447,7 +448,7 @@ def path_value(atlas, a: str, b: str, rel: str | None = None) -> dict:
 
 def path(a: str, b: str, rel=None, fmt: str = "text", data_dir=None) -> Answer:
     """`atlas path A B`: the shortest typed path (exit 1 when there is none)."""
-    from . import render
+    from .terminal import render
 
     def build():
         value = path_value(_atlas(data_dir), a, b, rel)
@@ -458,7 +459,8 @@ def path(a: str, b: str, rel=None, fmt: str = "text", data_dir=None) -> Answer:
 
 def questions(terms=(), show_answers: bool = False, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas questions [TERMS]`: the six-question matrix."""
-    from . import queries, render, resolve
+    from .view import queries, terms as resolve
+    from .terminal import render
 
     def build():
         atlas = _atlas(data_dir)
@@ -468,14 +470,14 @@ def questions(terms=(), show_answers: bool = False, lang: str = "en", fmt: str =
 
 
 def compare_value(atlas, terms) -> dict:
-    from . import queries, resolve
+    from .view import queries, terms as resolve
 
     return queries.compare(atlas, resolve.concepts(atlas, terms))
 
 
 def compare(terms, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas compare A B ...`: concepts side by side (a concept named twice is shown once)."""
-    from . import render
+    from .terminal import render
 
     return _or_no_match(fmt, lang, lambda: answer(fmt, compare_value(_atlas(data_dir), terms),
                                                   lambda r: render.compare(r, lang)))
@@ -483,7 +485,8 @@ def compare(terms, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer
 
 def flow(name: str | None = None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas flow [NAME]`: the flows, or one as ordered steps."""
-    from . import queries, render
+    from .view import queries
+    from .terminal import render
     from .opened import Opened
 
     opened = Opened(data_dir)
@@ -494,7 +497,7 @@ def flow(name: str | None = None, lang: str = "en", fmt: str = "text", data_dir=
 
 def flow_value(opened, name: str):
     """The flow a name names; on a miss the error names the closest flows (the ranked search)."""
-    from . import queries, resolve
+    from .view import queries, terms as resolve
 
     if resolve.flow(opened.atlas, name) is None:
         return queries.flow(opened.atlas, name, opened.index)
@@ -505,7 +508,7 @@ def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "
            full: bool = False) -> Answer:
     """`atlas claims [TOPIC]`: every claim, one line each, grouped by status with counts (`full`:
     with the evidence); or the claims for a topic, ranked, with their evidence (exit 1 when none)."""
-    from . import render
+    from .terminal import render
     from .opened import Opened
 
     rows = claims_value(Opened(data_dir), topic, status)
@@ -517,7 +520,7 @@ def claims(topic: str | None = None, status=None, lang: str = "en", fmt: str = "
 
 def claims_value(opened, topic: str | None = None, status=None) -> list:
     """Every claim (with a status: those), or the claims for a topic, ranked."""
-    from . import queries
+    from .view import queries
 
     if not topic:
         return queries.claims(opened.atlas, None, status)
@@ -526,7 +529,8 @@ def claims_value(opened, topic: str | None = None, status=None) -> list:
 
 def repo(ident: str | None = None, lang: str = "en", fmt: str = "text", data_dir=None) -> Answer:
     """`atlas repo [ID]`: the repositories, or one with its harvest."""
-    from . import queries, render, resolve, views
+    from .view import queries, terms as resolve, views
+    from .terminal import render
     from .opened import Opened
 
     opened = Opened(data_dir)
@@ -559,12 +563,12 @@ def validate_problems(data_dir=None, shacl: bool = True):
     """`atlas validate`'s findings: (the loaded data, every problem). The YAML stage (files, fields,
     cross-record checks) reports what it finds; the SHACL stage then runs over whatever loaded, also
     when the YAML stage found errors, and its violations follow."""
-    from .index import validate as load_and_check
+    from .index.compiled import validate as load_and_check
 
     loaded = load_and_check(data_dir)
     problems = list(loaded.problems)
     if shacl:
-        from .shacl import shacl_problems
+        from .linked.shacl import shacl_problems
 
         problems.extend(shacl_problems(loaded))
     return loaded, problems
@@ -573,7 +577,7 @@ def validate_problems(data_dir=None, shacl: bool = True):
 def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warnings: bool = False) -> Answer:
     """`atlas validate`: every problem of data/ as file:line:col; exit 1 with errors (or warnings
     with `fail_on_warnings`)."""
-    from . import render
+    from .terminal import render
     from .paths import choose_data, describe
 
     chosen = choose_data(data_dir)
@@ -590,7 +594,8 @@ def validate(data_dir=None, fmt: str = "text", shacl: bool = True, fail_on_warni
 def timeline(term: str | None = None, repo_ids=(), as_of: str | None = None, fmt: str = "text",
              data_dir=None) -> Answer:
     """`atlas timeline [TERM]`: when each probe first became visible, oldest first."""
-    from . import queries, render
+    from .view import queries
+    from .terminal import render
 
     value = queries.timeline(_atlas(data_dir), term, tuple(repo_ids), as_of)
     return answer(fmt, value, render.timeline)
@@ -598,7 +603,7 @@ def timeline(term: str | None = None, repo_ids=(), as_of: str | None = None, fmt
 
 def repos_report(repo_ids=(), repos_dir=None, fmt: str = "text", data_dir=None) -> Answer:
     """`atlas timeline --repos-report`: every listed repository, harvested or why not."""
-    from . import render
+    from .terminal import render
     from .harvest import account_repositories, account_undated
     from .paths import data_dir as resolve_data_dir, repos_root
 
@@ -620,7 +625,7 @@ def repos_report(repo_ids=(), repos_dir=None, fmt: str = "text", data_dir=None) 
 def verify(repos_dir=None, fmt: str = "text", data_dir=None, every: bool = False) -> Answer:
     """`atlas verify`: every evidence pin against the local clones; exit 1 if one is broken. The text
     leads with the counts and the problems; `every` lists each unchecked pin too (JSON has them all)."""
-    from . import render
+    from .terminal import render
     from .harvest.verify import verify as run
     from .paths import work_folders
 
@@ -639,19 +644,19 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     Turtle beside it (`htmlmap.publish`)."""
     import os
 
-    from .htmlmap import build_site
-    from .htmlmap.common import SourceTables
+    from .site import build_site
+    from .site.common import SourceTables
     from .paths import choose_data, describe
 
     out_dir = os.path.abspath(out_dir)  # against the working directory, once, at the start
     if base is not None:
-        from .rdf import check_base
+        from .linked.rdf import check_base
 
         check_base(base)
     chosen = choose_data(data_dir)
     from pathlib import Path
 
-    from .htmlmap.owned import check_folder
+    from .site.owned import check_folder
 
     check_folder(Path(out_dir), force)  # a folder that is not the map's is refused before the code is indexed
     opened, pins, code, root = code_tables(chosen.path, repos_dir, hops)
@@ -659,7 +664,7 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     api = [opened.api.page(r) for r in opened.api.repos()]
     published = None
     if base is not None:
-        from .rdf import build_graph, rebase
+        from .linked.rdf import build_graph, rebase
 
         published = (base, rebase(build_graph(opened.atlas, opened.data_dir / "ontology.ttl"), opened.atlas, base))
     paths = build_site(opened.atlas, out_dir, as_of=as_of, force=force, code=SourceTables(pins, code, absent),
@@ -684,16 +689,16 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
     `atlas map --base` publishes them (ttl, jsonld and nt)."""
     from .errors import AtlasError, Location
     from .opened import Opened
-    from .rdf import build_graph, describe_dataset, serialize
+    from .linked.rdf import build_graph, describe_dataset, serialize
 
     if output:
         output = _output_file(output)
     if to_endpoint:
-        from .sparql import check_url
+        from .linked.sparql import check_url
 
         check_url(to_endpoint, "--to-endpoint")  # before the work of building the graph
     if base is not None:
-        from .rdf import check_base
+        from .linked.rdf import check_base
 
         check_base(base)
         if fmt in QUAD_FORMATS:
@@ -708,11 +713,11 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
     quads, graphs = store_quads(opened)
     described = describe_dataset(g, graphs)
     if base is not None:
-        from .rdf import rebase
+        from .linked.rdf import rebase
 
         g = rebase(g, opened.atlas, base)
     if to_endpoint:
-        from .sparql import load_endpoint
+        from .linked.sparql import load_endpoint
 
         status = load_endpoint(serialize(g + described, "nt"), to_endpoint, graph)
         return Answer(f"loaded {len(g) + len(described)} triples into {to_endpoint} (HTTP {status})")
@@ -722,7 +727,7 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
         text, count = serialize(g + described, fmt), len(g) + len(described)
     if not output:
         return Answer(text[:-1] if text.endswith("\n") else text)
-    from .cache import atomic_write
+    from .index.cache import atomic_write
 
     try:
         atomic_write(output, text)
@@ -734,7 +739,7 @@ def export(fmt: str = "ttl", output=None, to_endpoint: str | None = None, graph:
 def dataset_description(data_dir=None):
     """The VoID description of the export (an rdflib graph), as `atlas export` writes it."""
     from .opened import Opened
-    from .rdf import build_graph, describe_dataset
+    from .linked.rdf import build_graph, describe_dataset
 
     opened = Opened(data_dir)
     _quads, graphs = store_quads(opened)
@@ -768,7 +773,7 @@ def store_quads(opened) -> tuple[bytes, dict[str, int]]:
 def dataset_text(quads: bytes, described, fmt: str) -> str:
     """N-Quads (sorted lines) or TriG (a block per graph, in order, its triples sorted) of the
     store's quads and the description, the latter in the graph `.../graph/%23dataset`."""
-    from .sparqlstore import graph_iri
+    from .linked.triplestore import graph_iri
 
     home = f" <{graph_iri(DATASET_GRAPH)}> ."
     lines = [line for line in quads.decode().splitlines() if line.strip()]
@@ -835,7 +840,7 @@ def where(location: str, lang: str = "en", fmt: str = "text", data_dir=None, rep
           hops: int = 1) -> Answer:
     """`atlas where [REPO:]PATH:LINE`: the concepts, claims, flow steps and evidence whose pins cover
     the line, the function around it and the nearest pins; exit 1 when no pin covers it."""
-    from . import render_code
+    from .terminal import source as render_code
     from .code.answers import clones_view, parse_location, where as run
 
     wanted = parse_location(location)
@@ -864,7 +869,7 @@ def source(targets, lang: str = "en", fmt: str = "text", data_dir=None, repos_di
            color: bool = False) -> Answer:
     """`atlas source PIN|CONCEPT|FLOW STEP|[REPO:]PATH:LINE`: the lines, numbered, with the function
     around them, its calls and its callers; exit 1 when no line could be shown."""
-    from . import render_code
+    from .terminal import source as render_code
     from .code.answers import clones_view, excerpts as read
 
     def build() -> Answer:
@@ -938,7 +943,7 @@ def _named_spans(opened, pins, term: str):
 
 
 def _flow_or_none(opened, pins, name: str) -> str | None:
-    from . import resolve
+    from .view import terms as resolve
 
     if name in pins.flows:
         return name
@@ -950,7 +955,7 @@ def _flow_id(opened, pins, name: str) -> str:
     found = _flow_or_none(opened, pins, name)
     if found is None:
         from .errors import AtlasError, Location
-        from .resolve import closest_flows
+        from .view.terms import closest_flows
 
         close = closest_flows(opened.atlas, opened.index, name)
         raise AtlasError(f'no flow "{name}"', Location("source"),
@@ -977,7 +982,7 @@ def _step_id(pins, flow_id: str, name: str) -> str:
 def cache(clear: bool = False, fmt: str = "text") -> Answer:
     """`atlas cache [--clear]`: the cache folder, its size and entries; --clear removes every
     entry no running process holds."""
-    from .cache import report
+    from .index.cache import report
 
     return answer(fmt, report(clear), _cache_text)
 

@@ -5,7 +5,7 @@ to reach the compiled atlas and what is derived from it.
 when the cache is warm) and nothing more; the records, the card store, the search index and the triple
 store are each read from it the first time they are asked for, and kept. It is the context every
 consumer is handed: no module keeps an opened index of its own. The resolver of "which concept does
-this term name" is the view layer's (`atlas.resolve`), asked through here.
+this term name" is the view layer's (`atlas.view.terms`), asked through here.
 
 A server may use one `Opened` from several threads: each of the four is opened once, under a lock
 of its own (so a thread building the SPARQL export never holds up a search), and each thread gets
@@ -17,15 +17,15 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import resolve
-from .index import Index, open_index
-from .model import Atlas, Concept
+from .view import terms as resolve
+from .index.compiled import Index, open_index
+from .model.core import Atlas, Concept
 from .paths import data_dir as resolve_data_dir
 
 if TYPE_CHECKING:
-    from .apistore import ApiStore
-    from .cards import CardStore
-    from .search import SearchIndex
+    from .index.apistore import ApiStore
+    from .index.cards import CardStore
+    from .index.search import SearchIndex
 
 
 class Opened:
@@ -65,7 +65,7 @@ class Opened:
     @property
     def cards(self) -> "CardStore":
         """Every concept's card, precomputed: a card lookup never builds the whole atlas."""
-        from .cards import CardStore
+        from .index.cards import CardStore
 
         return self._once("cards", lambda: CardStore(self.compiled))
 
@@ -85,7 +85,7 @@ class Opened:
     @property
     def api(self) -> "ApiStore":
         """Every repository's API history (all symbols; the atlas holds those concepts name)."""
-        from .apistore import open_api
+        from .index.apistore import open_api
 
         return self._once("api", lambda: open_api(self.key, self.data_dir, lambda: self.atlas))
 
@@ -98,7 +98,7 @@ class Opened:
         the index kept in memory (when the cache could not be written)."""
         import sqlite3
 
-        from .search import SearchIndex, index_path
+        from .index.search import SearchIndex, index_path
 
         try:
             con = sqlite3.connect(f"{index_path(self.compiled).as_uri()}?mode=ro", uri=True)
@@ -115,10 +115,10 @@ class Opened:
         return SearchIndex(con)
 
     def sparql_store(self):
-        """The embedded SPARQL store of this version (`atlas.sparqlstore`), open for reading until its
+        """The embedded SPARQL store of this version (`atlas.linked.triplestore`), open for reading until its
         `close()`: built, or updated from the newest version, the first time it is asked for. N-Quads
         bytes (a store in memory) when the cache cannot hold one."""
-        from . import sparqlstore
+        from .linked import triplestore as sparqlstore
 
         root = self.data_dir.resolve()
 

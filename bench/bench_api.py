@@ -38,7 +38,7 @@ FLOOR = ["log", "--first-parent", "--diff-merges=first-parent", "-p", "-U0", "--
 def surfaces(data: Path, repos: Path) -> list[tuple[str, Path, str]]:
     """(repository, git dir, branch) of each repository with `api:` and a clone."""
     from atlas.harvest import locate
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     atlas = load_atlas(data)
     out = []

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from atlas.code.build import index_atlas  # noqa: E402
 from atlas.harvest import locate  # noqa: E402
-from atlas.index import load_atlas  # noqa: E402
+from atlas.index.compiled import load_atlas  # noqa: E402
 
 
 def vendored_trees(index, root: Path) -> dict:

@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import yaml  # noqa: E402
 
 import declclang  # noqa: E402
-from atlas import apifile  # noqa: E402
+from atlas.model import apifile  # noqa: E402
 from atlas.harvest.locate import find_clone, local_map  # noqa: E402
 from atlas.harvest.publicfiles import PathRule, TreeReader  # noqa: E402
-from atlas.index import load_atlas  # noqa: E402
+from atlas.index.compiled import load_atlas  # noqa: E402
 
 KNOWN = ROOT / "tests" / "fixtures" / "decl_oracle_known.yaml"
 

@@ -22,9 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from atlas.model import (  # noqa: E402
-    KINDS, QUESTION_IDS, RELATION_TYPES, Atlas, Concept, Evidence, Flow, FlowEdge, FlowStep, Pin,
-    Question, Relation, Repository, Sighting, Text)
+from atlas.model.core import (
+    KINDS, QUESTION_IDS, RELATION_TYPES, Atlas, Concept, Evidence, Flow, FlowEdge, FlowStep, Pin, Question,
+    Relation, Repository, Sighting, Text,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -169,7 +170,7 @@ def floor_s(runs: int = 5) -> float:
 
 
 def run(label: str, atlas: Atlas, out: Path, browser: bool, floor: float) -> bool:
-    from atlas.htmlmap import build_site
+    from atlas.site import build_site
 
     t = time.perf_counter()
     paths = build_site(atlas, out)
@@ -203,7 +204,7 @@ def main() -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-browser", action="store_true")
     args = ap.parse_args()
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     floor = floor_s()
     print(f"floor: python -c pass {floor * 1000:.0f} ms")

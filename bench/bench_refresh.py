@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from atlas.harvest import read_state  # noqa: E402
 from atlas.harvest.refresh import refresh  # noqa: E402
-from atlas.model import Atlas, Concept, Probe, Text  # noqa: E402
+from atlas.model.core import Atlas, Concept, Probe, Text  # noqa: E402
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
@@ -138,7 +138,7 @@ def measure(label: str, repos: Path, rid: str, gitdir: str, terms, naive_too=Tru
             import sys
             sys.path.insert(0, {str(ROOT)!r})
             from atlas.harvest.refresh import refresh
-            from atlas.model import Atlas, Concept, Probe, Text
+            from atlas.model.core import Atlas, Concept, Probe, Text
             terms = {list(terms)!r}
             a = Atlas(concepts=[Concept(id=f"c{{i}}", kind="concept", names=Text("x", "x"),
                                         probes=[Probe({rid!r}, "term", t)]) for i, t in enumerate(terms)])

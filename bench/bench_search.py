@@ -1,7 +1,7 @@
 """Search relevance and the engine choice, measured in one run.
 
 1. Relevance: top-1 and top-3 rates of the phrase set (tests/search_phrases.yaml) against the atlas.
-2. Engine: the SQLite FTS5 index (atlas.search) against a small in-memory inverted index (marshal,
+2. Engine: the SQLite FTS5 index (atlas.index.search) against a small in-memory inverted index (marshal,
    bm25 computed in Python, the same documents, tokens and weights, without the closeness bonus):
    build time, size, and the time a new process takes to load the index and answer one phrase or
    all of them, each against `python -c pass`.
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import yaml
 
-from atlas import search
-from atlas.index import load_atlas
+from atlas.index import search
+from atlas.index.compiled import load_atlas
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,7 +91,7 @@ def rates(ranked: list[list[str]], phrases: list[dict]) -> tuple[float, float]:
 _SQLITE_RUN = """
 import sys, sqlite3
 sys.path.insert(0, {root!r})
-from atlas.search import SearchIndex
+from atlas.index.search import SearchIndex
 ix = SearchIndex(sqlite3.connect({path!r}))
 for p in {phrases!r}:
     ix.search(p, limit=10)

@@ -28,10 +28,10 @@ def main():
             "list(g.query(sys.argv[2]))")
     import tempfile
 
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
     from atlas.paths import data_dir
-    from atlas.rdf import build_graph, serialize
-    from atlas.sparql import with_prefixes
+    from atlas.linked.rdf import build_graph, serialize
+    from atlas.linked.sparql import with_prefixes
     nt = Path(tempfile.mkdtemp()) / "atlas.nt"
     nt.write_text(serialize(build_graph(load_atlas(), data_dir(None) / "ontology.ttl"), "nt"), encoding="utf-8")
     q, _ = with_prefixes(QUERY)

@@ -47,8 +47,9 @@ def _rename(data: Path, i: int) -> Path:
 
 def _store_update_seconds(data: Path, i: int) -> float:
     """After one more edit: the index is brought up to date first (not timed), then the store."""
-    from atlas import commands, sparqlstore
-    from atlas.index import load_keyed
+    from atlas import commands
+    from atlas.linked import triplestore as sparqlstore
+    from atlas.index.compiled import load_keyed
 
     _rename(data, i)
     load, key = load_keyed(data, lazy=True)

@@ -179,7 +179,7 @@ def text(browser, site: Path, say) -> None:
 
 
 def links(browser, site: Path, say) -> None:
-    from atlas.htmlmap.common import repo_file
+    from atlas.site.common import repo_file
 
     htmls = list(site.rglob("*.html"))
     invalid = sum(p.read_text("utf-8").count('href="https://ascend-atlas.invalid') for p in htmls)
@@ -206,8 +206,8 @@ def main() -> int:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from atlas.htmlmap import build_site
-    from atlas.index import load_atlas
+    from atlas.site import build_site
+    from atlas.index.compiled import load_atlas
 
     site = Path(args.out or tempfile.mkdtemp(prefix="atlas-figures-"))
     build_site(load_atlas(ROOT / "data"), site)

@@ -144,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
 
-    from atlas.htmlmap import build_site
-    from atlas.index import load_atlas
+    from atlas.site import build_site
+    from atlas.index.compiled import load_atlas
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -244,7 +244,7 @@ def mini(tmp_path) -> Path:
 
 @pytest.fixture
 def mini_atlas(mini):
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     return load_atlas(mini)
 

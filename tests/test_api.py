@@ -292,8 +292,8 @@ def test_a_declaration_links_the_sites_source_page_when_the_map_wrote_one(world,
     out = atlas("map", "-o", str(site), "--data", str(world["data"]), "--repos", str(world["repos"]), "--hops", "0")
     assert out.returncode == 0, out.stderr
     page = (site / "api" / "example+shmem.html").read_text("utf-8")
-    from atlas.htmlmap import build_site
-    from atlas.index import load_atlas
+    from atlas.site import build_site
+    from atlas.index.compiled import load_atlas
 
     bare = tmp_path / "bare"  # the library call without the API pages: the concept page names, links nothing
     build_site(load_atlas(world["data"]), bare)
@@ -312,7 +312,7 @@ def test_the_api_page_stays_fast_at_20000_rows(tmp_path, tab):  # noqa: F811
     """20,000 symbols and 30 releases: the page shows one page of rows; filtering stays quick."""
     import time
 
-    from atlas.htmlmap.apipage import repo_page
+    from atlas.site.apipage import repo_page
 
     releases = [{"name": f"v1.{i}.0", "date": "2026-01-01T00:00:00+00:00", "commit": "a" * 40, "url": ""}
                 for i in range(30)]

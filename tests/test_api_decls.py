@@ -7,7 +7,7 @@ import pytest
 from atlas.code.decls import blank_decorations, canonical, declarations
 from atlas.harvest.publicfiles import PathRule
 from atlas.harvest.releases import Tag, order, semver_key
-from atlas.model import ReleaseRule
+from atlas.model.core import ReleaseRule
 
 HEADER = b"""/* Copyright */
 #ifndef INC_ACL_H_

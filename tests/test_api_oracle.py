@@ -37,7 +37,7 @@ import fastimport
 from fastimport import commit_stream
 from atlas.harvest import read_state
 from atlas.harvest.refresh import refresh
-from atlas.model import ApiRule, Atlas, Concept, Probe, ReleaseRule, Repository, Text
+from atlas.model.core import ApiRule, Atlas, Concept, Probe, ReleaseRule, Repository, Text
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"}
 CUTOFF = "2026-08-26"

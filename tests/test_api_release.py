@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas import apifile
+from atlas.model import apifile
 from atlas.harvest.publicfiles import PathRule
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"}
@@ -175,8 +175,9 @@ def test_never_released_on_every_face(shipped):
     assert {a["name"]: a["first_release_label"]["en"] for a in concept["api"]} == \
         {"gone_early": "never released", "kept": "v1.0.0"}
     assert "never released · 从未发布" in atlas("query", "lib-s", "--data", d).stdout
-    from atlas import markdown, views
-    from atlas.index import load_atlas
+    from atlas.mcp import markdown
+    from atlas.view import views
+    from atlas.index.compiled import load_atlas
 
     a = load_atlas(Path(d))
     md = markdown.card(views.card(a, a.concept("lib-s")), views.question_names(a))
@@ -230,7 +231,7 @@ def test_no_false_removal_of_the_symbols_once_marked_removed(repo, kind, name):
 def test_every_repository_with_releases_states_its_surfaces():
     """Each repository with releases says which folders are its public surface and which are not (with the
     reason in both languages); the folders stated scanned are exactly those the public globs reach."""
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     with_releases = [r for r in load_atlas(DATA).repositories if r.releases is not None]
     assert with_releases

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import atlas
-from atlas import cache
+from atlas.index import cache
 
 PKG = Path(atlas.__file__).resolve().parent
 
@@ -48,7 +48,7 @@ def test_changed_card_code_is_seen_at_once(installed, mini):
     before = json.loads(installed("query", "bus-x", "--format", "json", "--data", str(mini)))
     assert "edited" not in before
     assert list(installed.cache.glob("store-*/*.cards/bus-x.marshal"))  # the card store is filled
-    _append(installed.package / "views.py",
+    _append(installed.package / "view/views.py",
             "_card = card\n\n\ndef card(*args, **kwargs):\n"
             "    return dict(_card(*args, **kwargs), edited=True)\n")
     after = json.loads(installed("query", "bus-x", "--format", "json", "--data", str(mini)))
@@ -61,7 +61,7 @@ def test_changed_vocabulary_reaches_the_sparql_store(installed, mini):
     first = json.loads(installed(*args))["results"]["bindings"][0]["c"]["value"]
     assert not first.startswith("https://edited.invalid/")
     assert list(installed.cache.glob("sparql-*/current"))  # the on-disk SPARQL store
-    _append(installed.package / "vocab.py",
+    _append(installed.package / "model/vocab.py",
             '_OLD, BASE = BASE, "https://edited.invalid/"\n'
             "PREFIXES = {k: v.replace(_OLD, BASE) for k, v in PREFIXES.items()}\n")
     second = json.loads(installed(*args))["results"]["bindings"][0]["c"]["value"]
@@ -70,7 +70,7 @@ def test_changed_vocabulary_reaches_the_sparql_store(installed, mini):
 
 def test_identical_data_copies_keep_their_own_locations(tmp_path, mini):
     from atlas.opened import Opened
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     a, b = tmp_path / "copy-a", tmp_path / "copy-b"
     shutil.copytree(mini, a)

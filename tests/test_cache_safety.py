@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import cache, commands, store
+from atlas.index import cache, database as store
+from atlas import commands
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini"
 QUERIES = [("bus-x",), ("test", "repository"), ("lib-s",)]
@@ -82,7 +83,7 @@ def test_damaged_generation_is_rebuilt_from_its_verified_parse_results(mini, mon
     the parse results whose checksums hold: only the file whose parse result was hit is read again."""
     import sqlite3
 
-    from atlas import loader
+    from atlas.model import load
 
     before = show(mini, ("bus-x",)), show(mini, ("test", "repository"))
     db = next(store.entry_dir(mini.resolve()).glob("*.sqlite"))  # this folder's (the cache is the session's)
@@ -98,8 +99,8 @@ def test_damaged_generation_is_rebuilt_from_its_verified_parse_results(mini, mon
         fh.write(bytes([raw[at] ^ 1]))
     os.utime(db, ns=(st_.st_atime_ns, st_.st_mtime_ns))
     parsed = []
-    real = loader.read_file
-    monkeypatch.setattr(loader, "read_file", lambda *a, **k: parsed.append(str(a[1])) or real(*a, **k))
+    real = load.read_file
+    monkeypatch.setattr(load, "read_file", lambda *a, **k: parsed.append(str(a[1])) or real(*a, **k))
     assert (show(mini, ("bus-x",)), show(mini, ("test", "repository"))) == before  # a search reads the database
     assert parsed == [os.path.join("concepts", "x", "bus-x.yaml")]
     assert not db.exists()  # the damaged generation is gone; a new one is current
@@ -130,7 +131,7 @@ def test_two_edits_within_one_timestamp_tick_are_seen(mini):
 
 READER = r"""
 import json, sys, time
-from atlas.cards import open_store
+from atlas.index.cards import open_store
 data, rounds, hold = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 for _ in range(rounds):
     store = open_store(data)
@@ -175,7 +176,7 @@ def test_concurrent_readers_see_the_old_state_or_the_new_one(mini):
 
 HOLDER = r"""
 import sys, time
-from atlas.cards import open_store
+from atlas.index.cards import open_store
 store = open_store(sys.argv[1])
 print(store.card("bus-x")["names"]["en"], flush=True)
 sys.stdin.readline()  # hold the index until told

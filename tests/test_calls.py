@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from atlas.code import vendored
 from atlas.code.build import index_atlas
-from atlas.model import Atlas, Claim, Evidence, Pin, Text
+from atlas.model.core import Atlas, Claim, Evidence, Pin, Text
 
 from test_harvest import Repo, d
 

@@ -101,7 +101,7 @@ def test_help_fits_80_columns_with_examples_of_the_main_jobs(columns):
 
 
 def test_claims_without_a_topic_one_line_each_grouped_by_status(mini):
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     atlas = load_atlas(mini)
     out = run("claims", "--data", str(mini)).output.splitlines()

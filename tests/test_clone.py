@@ -178,9 +178,9 @@ def test_refresh_clone_timeout_reports_the_repository_and_keeps_the_timeline(clo
 def test_clone_takes_only_what_validate_accepts(mini, url):
     """`refresh --clone` and `atlas validate` apply one rule to a repository's URL (https:// only: the
     public address readers open; git's insteadOf may still route it over ssh)."""
-    from atlas.checks import check
+    from atlas.model.checks import check
     from atlas.harvest.clone import check_url
-    from atlas.loader import load_data
+    from atlas.model.load import load_data
 
     f = mini / "repositories" / "repos.yaml"
     f.write_text(f.read_text(encoding="utf-8").replace("urls: [https://github.com/example/hccl]",

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from atlas.code import store
 from atlas.code.build import index_atlas
 from atlas.code.citing import cited, where
-from atlas.index import load_atlas
-from atlas.model import Atlas, Claim, Concept, Evidence, Flow, FlowStep, Pin, Probe, RepoHarvest, Text
+from atlas.index.compiled import load_atlas
+from atlas.model.core import Atlas, Claim, Concept, Evidence, Flow, FlowStep, Pin, Probe, RepoHarvest, Text
 
 from conftest import MINI
 from test_harvest import Repo, d

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from atlas.code.build import index_atlas
-from atlas.model import Atlas, Claim, Concept, Evidence, Pin, Probe, Text
+from atlas.model.core import Atlas, Claim, Concept, Evidence, Pin, Probe, Text
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
        "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.org", "GIT_COMMITTER_NAME": "C",

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from atlas import resolve, views
-from atlas.checks import check
-from atlas.loader import load_data
+from atlas.view import terms as resolve, views
+from atlas.model.checks import check
+from atlas.model.load import load_data
 from conftest import DATA, ROOT
 
 # Kinds exempt from answering one of the six questions, and why:
@@ -130,7 +130,7 @@ def test_every_pin_uses_a_full_sha(atlas):
 
 
 def _yaml_files():
-    from atlas.walk import list_files
+    from atlas.model.walk import list_files
     return [rel for rel, _, _ in list_files(DATA).files if not rel.endswith(".jsonl")]
 
 

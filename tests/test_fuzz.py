@@ -7,10 +7,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas.checks import check
+from atlas.model.checks import check
 from atlas.errors import AtlasError
-from atlas.index import load_atlas
-from atlas.loader import load_data
+from atlas.index.compiled import load_atlas
+from atlas.model.load import load_data
 from conftest import MINI
 
 KEYS = ["id", "kind", "names", "aliases", "answers", "beginner", "professional", "relations",

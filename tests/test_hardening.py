@@ -21,16 +21,16 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import sparql
-from atlas.checks import check
+from atlas.linked import sparql
+from atlas.model.checks import check
 from atlas.cli import cli
 from atlas.errors import AtlasError
-from atlas.index import load_atlas, validate
-from atlas.loader import load_data
+from atlas.index.compiled import load_atlas, validate
+from atlas.model.load import load_data
 from atlas.output import UNSAFE as ESCAPED, terminal_safe, to_json
-from atlas.render import _cut, wrap
+from atlas.terminal.render import _cut, wrap
 from atlas.text import width
-from atlas.walk import list_files
+from atlas.model.walk import list_files
 from conftest import write
 
 UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -568,7 +568,7 @@ def test_long_names_break_after_a_separator_not_inside_a_word():
 
 
 def test_wrapping_a_megabyte_is_linear():
-    code = "from atlas.render import wrap; import sys; sys.exit(len(wrap('word ' * 200_000, 70)) < 10_000)"
+    code = "from atlas.terminal.render import wrap; import sys; sys.exit(len(wrap('word ' * 200_000, 70)) < 10_000)"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=30)  # over 120 s when quadratic
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from atlas.index import validate
-from atlas import loader
-from atlas.loader import load_data
+from atlas.index.compiled import validate
+from atlas.model import hygiene, yamlnodes
+from atlas.model.load import load_data
 from conftest import write
 
 
@@ -87,7 +87,7 @@ def test_nesting_is_bounded_with_a_message(mini, depth):
 
 
 def test_nesting_within_the_bound_is_read(mini):
-    _append(mini, CONCEPT, "note_deep: " + "[" * (loader.MAX_DEPTH - 2) + "]" * (loader.MAX_DEPTH - 2) + "\n")
+    _append(mini, CONCEPT, "note_deep: " + "[" * (hygiene.MAX_DEPTH - 2) + "]" * (hygiene.MAX_DEPTH - 2) + "\n")
     assert not located(load_data(mini).problems, "too-deep")
 
 
@@ -99,11 +99,11 @@ def test_unknown_keys_are_listed_up_to_the_bound_then_counted(mini):
     _append(mini, CONCEPT, "".join(f"k{i:04d}: 1\n" for i in range(500)))
     found = load_data(mini).problems
     listed = [p for p in found if p.code == "unknown-key"]
-    assert [p.location.line for p in listed] == list(range(15, 15 + loader.MAX_UNKNOWN))
+    assert [p.location.line for p in listed] == list(range(15, 15 + yamlnodes.MAX_UNKNOWN))
     assert listed[0].message == 'unknown key "k0000" in a concept'
     (more,) = [p for p in found if p.code == "many-unknown-keys"]
-    assert more.location.line == 15 + loader.MAX_UNKNOWN
-    assert more.message.startswith(f"{500 - loader.MAX_UNKNOWN} more")
+    assert more.location.line == 15 + yamlnodes.MAX_UNKNOWN
+    assert more.message.startswith(f"{500 - yamlnodes.MAX_UNKNOWN} more")
 
 
 def test_200000_unknown_keys_validate_and_query_in_under_5_seconds(mini, tmp_path):
@@ -187,7 +187,7 @@ JSON_VALUES = st.recursive(st.none() | st.integers() | JSON_TEXT,
 def test_the_bracket_count_agrees_with_the_parsed_nesting(value, bound):
     """`apifile.depth` (one pass over the text, strings skipped) against the depth of the value the JSON
     parser builds, around every bound from 0 to 6, with brackets, quotes and backslashes inside strings."""
-    from atlas import apifile
+    from atlas.model import apifile
 
     raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     assert (apifile.depth(raw, bound) > bound) == (_nesting(value) > bound)
@@ -201,7 +201,7 @@ def test_a_deep_value_inside_a_string_is_not_nesting(mini):
 
 
 def test_a_giant_api_line_is_refused_at_its_line(mini):
-    from atlas import apifile
+    from atlas.model import apifile
 
     api_file(mini, [{**_symbol("hccl_a"), "note": "x" * (apifile.MAX_LINE + 1)}])
     (p,) = _errors(mini)

@@ -15,7 +15,7 @@ from atlas.harvest import read_state
 from atlas.harvest.clone import check_url
 from atlas.harvest.refresh import refresh
 from atlas.harvest.timeline import HEADER
-from atlas.model import Atlas, Concept, Probe, Repository, Text
+from atlas.model.core import Atlas, Concept, Probe, Repository, Text
 
 ENV = {
     "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "A",
@@ -524,7 +524,7 @@ def test_noop_refresh_does_not_import_the_scanner(env):
         import sys
         sys.path.insert(0, {str(ROOT)!r})
         from atlas.harvest.refresh import refresh
-        from atlas.model import Atlas, Concept, Probe, Text
+        from atlas.model.core import Atlas, Concept, Probe, Text
         a = Atlas(concepts=[Concept(id="c", kind="concept", names=Text("c", "c"),
                                     probes=[Probe("o/r", "term", "NOOP_T")])])
         rep = refresh(a, {str(env / 'data')!r}, repos_root={str(env / 'repos')!r})
@@ -552,8 +552,8 @@ def test_refresh_and_verify_are_modules_of_the_package():
               inspect.isfunction(refresh.refresh), verify_module.verify is verify,
               h.refresh is refresh, h.VerifyReport is verify_module.VerifyReport)
         print(*(importlib.util.find_spec(m) is None
-                for m in ("atlas.harvest.run", "atlas.harvest.pincheck", "atlas.htmlmap.render")))
-        print(inspect.ismodule(importlib.import_module("atlas.htmlmap.site")))
+                for m in ("atlas.harvest.run", "atlas.harvest.pincheck", "atlas.site.render")))
+        print(inspect.ismodule(importlib.import_module("atlas.site.network")))
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:4] == ["False False False False False", "True True True True True True True",
@@ -567,7 +567,7 @@ def test_interrupted_write_leaves_old_file_whole(env):
         import sys
         sys.path.insert(0, {str(ROOT)!r})
         from atlas.harvest.timeline import write_state
-        from atlas.model import Sighting
+        from atlas.model.core import Sighting
         i = 0
         while True:
             i += 1

@@ -27,7 +27,7 @@ from atlas.harvest import read_state
 import fastimport
 from fastimport import commit_stream
 from atlas.harvest.refresh import refresh
-from atlas.model import Atlas, Concept, Probe, Text
+from atlas.model.core import Atlas, Concept, Probe, Text
 
 ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
        "GIT_TERMINAL_PROMPT": "0"}

@@ -21,10 +21,12 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from atlas import apifile, index, search, views
-from atlas.cards import open_store
-from atlas.checks import check
-from atlas.loader import load_data
+from atlas.model import apifile
+from atlas.index import compiled as index, search
+from atlas.view import views
+from atlas.index.cards import open_store
+from atlas.model.checks import check
+from atlas.model.load import load_data
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini"
 IDS = ["bus-x", "lib-c", "lib-s", "core-v", "board-a", "net-y", "new-a", "new-b", "new-c", "data-plane"]

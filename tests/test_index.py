@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import os
 
-from atlas import index, loader
+from atlas.index import compiled as index
+from atlas.model import load
 from atlas.paths import cache_dir
 
 
@@ -21,8 +22,8 @@ def test_touch_without_change_reads_nothing_again(mini, monkeypatch):
     f = mini / "concepts" / "x" / "bus-x.yaml"
     os.utime(f, ns=(1, 1))
     calls = []
-    real = loader.read_file
-    monkeypatch.setattr(loader, "read_file", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = load.read_file
+    monkeypatch.setattr(load, "read_file", lambda *a, **k: calls.append(a) or real(*a, **k))
     index.load_atlas(mini)
     assert calls == []  # same content hash: nothing parsed again
 

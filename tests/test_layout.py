@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 from atlas import commands
-from atlas.index import load_atlas
-from atlas.views import everything, owned_evidence
+from atlas.index.compiled import load_atlas
+from atlas.view.views import everything, owned_evidence
 
 from test_code import MINI, _fixture_atlas
 

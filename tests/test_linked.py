@@ -16,11 +16,11 @@ from hypothesis import given, settings, strategies as st
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, OWL, PROV, RDF, RDFS, SKOS, XSD
 
-from atlas import queries
+from atlas.view import queries
 from atlas.cli import cli
-from atlas.index import load_atlas
-from atlas.model import KINDS, RELATION_TYPES, Atlas, Concept, Relation, Text, utc_day
-from atlas.rdf import (
+from atlas.index.compiled import load_atlas
+from atlas.model.core import KINDS, RELATION_TYPES, Atlas, Concept, Relation, Text, utc_day
+from atlas.linked.rdf import (
     ATLAS, CONCEPT, SCHEME_IRI, build_graph, datetime_literal, harvest_iri, inverse_property, kind_iri,
     relation_property, repo_iri, serialize,
 )
@@ -385,7 +385,7 @@ def test_sighting_dates_are_utc_days_with_typed_timestamps(bundled):
                      "xsd:dateTime"]),
 ])
 def test_shapes_catch_their_invalid_fixtures(fixture, expected):
-    from atlas.shacl import check
+    from atlas.linked.shacl import check
 
     shapes = Graph().parse(DATA / "shapes.ttl")
     messages = [v["message"] for v in check(Graph().parse(SHAPES / fixture), shapes)]
@@ -429,7 +429,7 @@ def test_shacl_problems_point_at_the_timeline_line(mini):
 
 
 def test_shacl_problems_point_at_the_concept_file(mini):
-    from atlas.shacl import validate_graph
+    from atlas.linked.shacl import validate_graph
 
     atlas = load_atlas(mini)
     atlas.concept("bus-x").names = Text(en="Bus X")
@@ -570,7 +570,7 @@ def exported():
 
 
 def test_the_export_describes_itself_with_void_a_licence_and_a_version(exported, bundled):
-    from atlas.rdf import DATA_LICENSE, DATASET_IRI, MAINTAINERS, package_version
+    from atlas.linked.rdf import DATA_LICENSE, DATASET_IRI, MAINTAINERS, package_version
 
     g, data = exported, bundled[1]
     void = lambda name: URIRef(VOID + name)  # noqa: E731
@@ -603,7 +603,7 @@ def _description(g: Graph) -> Graph:
 def test_the_named_graph_partitions_are_the_store_s_graphs(exported):
     from atlas.commands import store_quads
     from atlas.opened import Opened
-    from atlas.rdf import DATASET_IRI
+    from atlas.linked.rdf import DATASET_IRI
 
     _quads, graphs = store_quads(Opened(DATA))
     named = {str(exported.value(n, URIRef(SD + "name"))): int(exported.value(exported.value(n, URIRef(SD + "graph")),
@@ -631,7 +631,7 @@ def test_quads_round_trip_the_store_s_named_graphs_through_pyoxigraph(fmt, tmp_p
 
     from atlas.commands import store_quads
     from atlas.opened import Opened
-    from atlas.sparqlstore import graph_iri
+    from atlas.linked.triplestore import graph_iri
 
     out = tmp_path / f"atlas.{fmt}"
     run("export", "--data", str(DATA), "--format", fmt, "-o", str(out))

@@ -5,10 +5,10 @@ import textwrap
 
 import pytest
 
-from atlas.checks import check
-from atlas.index import load_atlas
-from atlas.loader import load_data
-from atlas.model import Atlas
+from atlas.model.checks import check
+from atlas.index.compiled import load_atlas
+from atlas.model.load import load_data
+from atlas.model.core import Atlas
 from atlas.errors import AtlasError
 from conftest import write
 
@@ -212,10 +212,10 @@ def test_unquoted_question_mark_in_flow_text_says_what_to_quote(mini, monkeypatc
     """libyaml reads `{en: Who ...?, zh: ...}`; the pure-Python reader does not. Under the pure reader
     the error names the file, line and column and says to quote the text; both readers agree once quoted."""
     import yaml
-    from atlas import loader as loader_mod
+    from atlas.model import hygiene
     if not hasattr(yaml, loader_name):
         pytest.skip(f"PyYAML has no {loader_name} here")
-    monkeypatch.setattr(loader_mod, "_Loader", getattr(yaml, loader_name))
+    monkeypatch.setattr(hygiene, "_Loader", getattr(yaml, loader_name))
     q = mini / "questions.yaml"
     text = q.read_text(encoding="utf-8")
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if "names:" in ln)

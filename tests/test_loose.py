@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from atlas import commands
 from atlas.harvest.blobs import record_blobs
 from atlas.harvest.loose import LooseCopies, blob_id
-from atlas.index import load_atlas
-from atlas.views import owned_evidence
+from atlas.index.compiled import load_atlas
+from atlas.view.views import owned_evidence
 
 from test_code import _fixture_atlas
 

@@ -11,18 +11,19 @@ import pytest
 from click.testing import CliRunner
 
 from atlas.errors import AtlasError
-from atlas.htmlmap import build_site
-from atlas.htmlmap.owned import MANIFEST
+from atlas.site import build_site
+from atlas.site.owned import MANIFEST
 from hypothesis import given, settings, strategies as st
 
-from atlas.htmlmap.layout import NONE_LANE, lane_key, lanes, marks
-from atlas.views import answered
-from atlas.htmlmap.common import VIS_FILE, script_json
-from atlas.htmlmap.site import node_labels, seed_focus, vis_js
-from atlas.views import card as card_of, everything, evidence_url
-from atlas.model import (
-    QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin,
-    Probe, Question, Relation, Repository, Sighting, Text)
+from atlas.site.layout import NONE_LANE, lane_key, lanes, marks
+from atlas.view.views import answered
+from atlas.site.common import VIS_FILE, script_json
+from atlas.site.network import node_labels, seed_focus, vis_js
+from atlas.view.views import card as card_of, everything, evidence_url
+from atlas.model.core import (
+    QUESTION_IDS, Atlas, Claim, Concept, Evidence, Flow, FlowEdge, FlowStep, Lifecycle, Pin, Probe, Question,
+    Relation, Repository, Sighting, Text,
+)
 
 EVIL = "</script><img src=x onerror=alert(1)>"
 SHA = "09300b70df9a031339f08e5f2ca06d7bf294d009"
@@ -152,7 +153,7 @@ def test_node_and_edge_counts(site):
 
 
 def test_seed_focus_on_the_bundled_atlas():
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     atlas = load_atlas(Path(__file__).resolve().parent.parent / "data")
     assert seed_focus(_cards(atlas)) == ["dma", "hccs", "hccl", "ascend-shmem", "fabric-memory",

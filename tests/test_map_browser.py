@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from atlas.htmlmap import build_site
-from atlas.index import load_atlas
+from atlas.site import build_site
+from atlas.index.compiled import load_atlas
 
 try:
     from tests.browserkit import Page, artifacts, axe_script, browser, tab  # noqa: F401
@@ -542,7 +542,7 @@ def test_path_matches_atlas_path(browser, real_site):
     relations either way) for random pairs of the bundled atlas: the oracle."""
     import random
 
-    from atlas import queries
+    from atlas.view import queries
 
     atlas = load_atlas(ROOT / "data")
     ids = sorted(c.id for c in atlas.concepts)

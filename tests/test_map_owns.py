@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from atlas.errors import AtlasError
-from atlas.htmlmap import build_site
-from atlas.htmlmap.owned import MANIFEST, read_manifest, sha256, write_site
+from atlas.site import build_site
+from atlas.site.owned import MANIFEST, read_manifest, sha256, write_site
 
 from test_map import sample_atlas
 
@@ -302,7 +302,7 @@ def test_no_name_outside_the_page_names_is_ever_removed(tmp_path_factory, user, 
 
 def _agrees(out: Path) -> list[str]:
     """What in `out` disagrees with its manifest: a listed file with other bytes, a page not listed."""
-    from atlas.htmlmap.owned import PAGE_NAME
+    from atlas.site.owned import PAGE_NAME
 
     files = json.loads((out / MANIFEST).read_text())["files"]
     wrong = [f"{rel}: bytes differ" for rel, digest in files.items()

@@ -29,8 +29,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from atlas.markdown import outline
-from atlas.mcpserver import CUT_NOTE
+from atlas.mcp.markdown import outline
+from atlas.mcp.tools import CUT_NOTE
 from conftest import DATA
 
 TOOLS = {"search", "card", "compare", "related", "path", "claims", "flow", "timeline", "sparql", "fetch"}
@@ -183,8 +183,8 @@ async def _walk(s: ClientSession, name: str, args: dict) -> list[dict]:
 async def _every_section(s: ClientSession, out: dict) -> None:
     """Every section and page of every card and flow, every page of every resource, and each
     document read through `fetch`: the size of each message (and the errors)."""
-    from atlas.index import load_atlas
-    from atlas.mcpserver import CARD_SECTIONS, FLOW_SECTIONS
+    from atlas.index.compiled import load_atlas
+    from atlas.mcp.tools import CARD_SECTIONS, FLOW_SECTIONS
 
     atlas = load_atlas(out["data"])
     sizes, errors = {}, []
@@ -420,7 +420,7 @@ def test_each_tool_has_a_title_read_only_hints_and_an_output_schema(session, nam
 def test_output_schemas_come_from_the_view_layer(session):
     """The card and flow sections are the view layer's TypedDicts: every key of views.Card and
     views.FlowView is a property of a section, and a nested view (an evidence item) keeps its own fields."""
-    from atlas import views
+    from atlas.view import views
 
     card, flow = session["output_schemas"]["card"], session["output_schemas"]["flow"]
     assert set(card["$defs"]["CardPart"]["properties"]) == set(views.Card.__annotations__)
@@ -431,7 +431,7 @@ def test_output_schemas_come_from_the_view_layer(session):
 
 
 def test_resources_list_the_documents_every_flow_and_every_claim_group(session):
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     atlas = load_atlas(session["data"])
     root = Path(__file__).parent.parent
@@ -557,7 +557,7 @@ def _put_together(pages_by_section: dict, key: str, lists: dict) -> dict:
 @pytest.mark.parametrize("tool,ident", [("card", "hccs"), ("card", "ascend-shmem"), ("card", "aiv-direct-drive"),
                                         ("flow", "full-mesh-dispatch-path"), ("flow", "minimal-shmem-link")])
 def test_sections_put_together_are_the_command_lines_json(session, tool, ident):
-    from atlas.mcpserver import CARD_LISTS, FLOW_LISTS
+    from atlas.mcp.tools import CARD_LISTS, FLOW_LISTS
 
     args = ["query", ident, "--format", "json"] if tool == "card" else ["flow", ident, "--format", "json"]
     cli = _cli(session, args)
@@ -673,7 +673,7 @@ def test_search_is_the_ranked_search_and_claims_take_words(session):
 
 
 def test_lang_is_an_enum_and_a_bad_prompt_carries_the_message(session):
-    from atlas.mcpserver import CARD_SECTIONS, FLOW_SECTIONS
+    from atlas.mcp.tools import CARD_SECTIONS, FLOW_SECTIONS
 
     assert session["tools"]["card"]["properties"]["lang"]["enum"] == ["en", "zh", "all"]
     assert session["tools"]["card"]["properties"]["section"]["enum"] == list(CARD_SECTIONS)

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atlas import paging
+from atlas.mcp import paging
 from atlas.errors import AtlasError
-from atlas.jsonrpc import INVALID_REQUEST, MAX_LINE, PARSE_ERROR, is_response, usable_id
+from atlas.mcp.jsonrpc import INVALID_REQUEST, MAX_LINE, PARSE_ERROR, is_response, usable_id
 from atlas.output import to_json
 from conftest import DATA
 
@@ -158,7 +158,7 @@ def _encode(message, ascii_only: bool, damage: int | None) -> bytes:
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages, st.booleans(), st.one_of(st.none(), st.integers(0, 10_000)))
 def test_a_request_with_an_id_is_read_by_the_sdk_or_answered_with_that_id(message, ascii_only, damage):
-    from atlas.mcpstdio import checked_line
+    from atlas.mcp.stdio import checked_line
 
     raw = _encode(message, ascii_only, damage)
     text, replies = checked_line(raw)

@@ -16,7 +16,7 @@ import pytest
 from atlas import commands
 from atlas.code.answers import read_files
 from atlas.code.build import index_atlas
-from atlas.loader import load_data
+from atlas.model.load import load_data
 
 from test_code import _fixture_atlas
 
@@ -111,9 +111,9 @@ def test_validate_refuses_a_pin_path_outside_the_repository(fixture, tmp_path, p
 
 
 def test_every_pin_of_the_bundled_atlas_is_a_path_git_stores():
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
     from atlas.text import pin_path_problem
-    from atlas.views import owned_evidence
+    from atlas.view.views import owned_evidence
 
     root = Path(__file__).resolve().parent.parent / "data"
     pins = [e.pin for _o, e in owned_evidence(load_atlas(root)) if e.pin is not None]
@@ -146,7 +146,7 @@ def test_the_code_index_and_source_skip_a_bad_pin_alone(fixture, tmp_path):
 
 def test_the_clone_hint_of_a_miss_speaks_the_language_asked_for():
     from atlas.code.answers import clone_hint
-    from atlas.render_code import _clone_hint
+    from atlas.terminal.source import _clone_hint
 
     clones = {"root": "/r", "found": [], "absent": ["a/b"], "hint": clone_hint(["a/b"], Path("/r"))}
     zh = "\n".join(_clone_hint(clones, 100, "zh"))

@@ -74,7 +74,7 @@ def test_no_module_changes_another_modules_state():
 
 
 def test_the_scan_sees_each_way_of_changing_a_module():
-    code = ("from . import index, cache\nfrom .views import TABLE\nimport atlas.store as st\n"
+    code = ("from . import index, cache\nfrom .views import TABLE\nimport atlas.index.database as st\n"
             "index.WATCH = 1\ncache._HELD['k'] = 2\ndel index.X\nsetattr(st, 'y', 3)\n"
             "cache.TABLE.update(a=1)\nindex.A, b = 1, 2\nst.Z += 1\n"
             "x = index.WATCH\nobj.attr = 1\nlocal = {}\nlocal['k'] = 1\n")

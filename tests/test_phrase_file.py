@@ -7,8 +7,8 @@ import re
 import pytest
 import yaml
 
-from atlas.checks import check
-from atlas.loader import load_data
+from atlas.model.checks import check
+from atlas.model.load import load_data
 from conftest import DATA, ROOT
 
 PHRASES = ROOT / "tests" / "search_phrases.yaml"

@@ -150,7 +150,7 @@ def test_a_second_data_folder_with_the_same_files_reuses_the_code_table(world, t
 def test_source_pages_rendered_in_worker_processes_are_those_rendered_here(world, tmp_path, monkeypatch):
     """The map's source pages made by the forked workers equal, byte for byte, those made in one process."""
     from atlas import commands
-    from atlas.htmlmap import source
+    from atlas.site import source
 
     data, clones = world
     monkeypatch.setattr("os.cpu_count", lambda: 2)

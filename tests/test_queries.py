@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas import queries
+from atlas.view import queries
 from atlas.errors import AtlasError
 
 
@@ -39,7 +39,7 @@ def test_related_depth(mini_atlas):
 
 def test_path_prints_direction(mini_atlas):
     steps = queries.path(mini_atlas, mini_atlas.concept("lib-n"), mini_atlas.concept("engine-u"))
-    from atlas.render import path
+    from atlas.terminal.render import path
     assert path("lib-n", "engine-u", steps) == \
         "lib-n -analogous-to-> lib-c -uses-> bus-x <-moves-over- engine-u"
 

@@ -18,9 +18,9 @@ from rdflib.namespace import OWL, SKOS
 
 from atlas.cli import cli
 from atlas.errors import AtlasError
-from atlas.model import RELATION_TYPES, KINDS, Text
-from atlas.rdf import CONCEPT, build_graph, kind_class, relation_property
-from atlas import sparql
+from atlas.model.core import RELATION_TYPES, KINDS, Text
+from atlas.linked.rdf import CONCEPT, build_graph, kind_class, relation_property
+from atlas.linked import sparql
 from conftest import ROOT
 
 
@@ -35,7 +35,7 @@ def test_export_round_trip(mini, tmp_path, fmt):
     out = tmp_path / f"atlas.{fmt}"
     run("export", "--data", str(mini), "--format", fmt, "-o", str(out))
     g = Graph().parse(out, format={"ttl": "turtle", "nt": "nt", "jsonld": "json-ld"}[fmt])
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
     expected = build_graph(load_atlas(mini), mini / "ontology.ttl")
     described = {s for s in g.subjects() if str(s).startswith(("https://ascend-atlas.invalid/id/dataset",
                                                                 "https://ascend-atlas.invalid/id/agent/"))}
@@ -68,8 +68,8 @@ def test_ontology_matches_the_model():
 
 
 def test_shacl_passes_on_fixture_and_catches_a_broken_atlas(mini):
-    from atlas.index import load_atlas
-    from atlas.shacl import validate_graph
+    from atlas.index.compiled import load_atlas
+    from atlas.linked.shacl import validate_graph
 
     shutil.copy(ROOT / "data" / "shapes.ttl", mini / "shapes.ttl")
     shutil.copy(ROOT / "data" / "ontology.ttl", mini / "ontology.ttl")

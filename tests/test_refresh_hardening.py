@@ -174,7 +174,7 @@ def test_bad_branch_refused_at_validate_and_refresh(site, branch):
                           encoding="utf-8")
     line = text[: text.index("    status: active\n")].count("\n") + 2
     # validate: a located error in the repository's YAML
-    from atlas.loader import load_data
+    from atlas.model.load import load_data
 
     loaded = load_data(site / "data")
     found = [p for p in loaded.problems if p.code in ("bad-branch", "control-character")]
@@ -193,7 +193,7 @@ def test_bad_branch_refused_at_validate_and_refresh(site, branch):
 
 def test_refresh_keeps_the_timeline_mode_and_leaves_no_temporary_files(site):
     from atlas.harvest.refresh import refresh
-    from atlas.loader import load_data
+    from atlas.model.load import load_data
 
     tl = site / "data" / "timeline.yaml"
     tl.write_text("cutoff: '2026-08-26'\nrepositories: []\nsightings: []\n", encoding="utf-8")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from atlas import resolve
+from atlas.view import terms as resolve
 from atlas.errors import AtlasError, NoMatch
 
 
@@ -52,7 +52,7 @@ def test_ambiguous_prefix_says_so_and_lists_the_owners_first(mini_atlas):
 # ---------------------------------------------------------------------------------------------
 
 def _bundled_names():
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
     from conftest import DATA
 
     atlas = load_atlas(DATA)
@@ -91,11 +91,11 @@ def _terms():
 def test_the_stored_lookups_resolve_as_the_records_do():
     """Oracle: over many generated terms, the card store of the compiled index (which reads the keys
     that start with a term before those that contain it, and the bracketed names through their own
-    index) names the same concept, exactly or by a confident prefix, as `atlas.resolve` over the
+    index) names the same concept, exactly or by a confident prefix, as `atlas.view.terms` over the
     whole atlas; and spotting names reads the same bracketed parts from both."""
     from hypothesis import HealthCheck, given, settings
 
-    from atlas import understand
+    from atlas.ask import understand
 
     atlas, _names, store = _bundled()
     stored = understand.name_keys(store.name_index, store.loose_index)

@@ -15,9 +15,10 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas.views import search_documents
+from atlas.view.views import search_documents
 from atlas.text import norm, squash
-from atlas import queries, resolve, search, views
+from atlas.view import queries, terms as resolve, views
+from atlas.index import search
 from atlas.cli import cli
 from atlas.errors import AtlasError
 from conftest import DATA, write
@@ -66,7 +67,7 @@ def test_a_query_is_cut_by_hand_into_the_runs_the_pattern_finds(text):
     import re
     import unicodedata
 
-    from atlas import tokens as module
+    from atlas.ask import tokens as module
 
     folded = unicodedata.normalize("NFKC", text).casefold()
     pattern = re.compile(module._RUN_PATTERN)
@@ -97,7 +98,7 @@ def _osa(a: str, b: str) -> int:
 
 def _spellings(token: str) -> set[str]:
     """Every word whose search token is `token` (the plural folding undone)."""
-    from atlas.tokens import stem
+    from atlas.ask.tokens import stem
 
     out = {token, token + "s", token + "es"} | ({token[:-1] + "ies"} if token.endswith("y") else set())
     return {w for w in out if stem(w) == token}
@@ -106,8 +107,8 @@ def _spellings(token: str) -> set[str]:
 def _typo_groups(text, query, df):
     """Each query token as its alternatives: itself, or for a Latin word no document holds, the
     most frequent indexed tokens of words one edit away; and {typo word: its alternatives}."""
-    from atlas.spelling import MAX_ALTERNATIVES, eligible
-    from atlas.tokens import latin_words
+    from atlas.ask.spelling import MAX_ALTERNATIVES, eligible
+    from atlas.ask.tokens import latin_words
 
     typed = {t: w for w, t in latin_words(text) if eligible(w) and t not in df}
     groups, near_words = [], {}
@@ -349,7 +350,7 @@ def test_card_prints_the_lifecycle_note_and_the_repositories_behind_its_pins(bun
 # ---------------------------------------------------------------------------------------------
 
 def test_card_compare_and_timeline_show_the_same_day():
-    atlas = __import__("atlas.index", fromlist=["load_atlas"]).load_atlas(DATA)
+    atlas = __import__("atlas.index.compiled", fromlist=["load_atlas"]).load_atlas(DATA)
     # a sighting whose local day differs from its UTC day
     s = next(s for s in atlas.sightings
              if s.found and atlas.first_visible(s.concept) is s

@@ -14,9 +14,9 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, SH, SKOS, XSD
 
-from atlas.index import load_atlas
-from atlas.model import RELATION_TYPES
-from atlas.rdf import ATLAS, ID, build_graph, kind_iri, relation_property
+from atlas.index.compiled import load_atlas
+from atlas.model.core import RELATION_TYPES
+from atlas.linked.rdf import ATLAS, ID, build_graph, kind_iri, relation_property
 from conftest import DATA, ROOT
 
 PYSHACL = Path(sys.executable).with_name("pyshacl")
@@ -177,7 +177,7 @@ def test_validate_without_shapes_runs_the_yaml_stage_only(mini):
 
 def test_the_ontology_read_is_bounded(mini, tmp_path):
     from atlas.errors import AtlasError
-    from atlas.rdf import MAX_TURTLE, read_turtle
+    from atlas.linked.rdf import MAX_TURTLE, read_turtle
 
     big = tmp_path / "big.ttl"
     with open(big, "wb") as f:

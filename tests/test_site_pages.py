@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from atlas.htmlmap import build_site
+from atlas.site import build_site
 
 try:
     from tests.browserkit import Page, artifacts, axe_violations, browser, tab  # noqa: F401
@@ -326,7 +326,7 @@ def test_full_table_reads_as_text_and_prints(tab, site):
 
 
 def test_flow_pages_without_javascript_hold_every_step(browser, real_site):
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     atlas = load_atlas(ROOT / "data")
     ctx = browser.new_context(java_script_enabled=False, viewport=DESKTOP)
@@ -403,7 +403,7 @@ def test_concept_page_without_javascript(browser, site, real_site, artifacts):
         rels = page.eval_on_selector_all("#relations a.concept-link",
                                          "els => els.map(a => a.getAttribute('href'))")
         assert sorted(rels) == ["hcomm.html", "shmem.html"]
-        from atlas.index import load_atlas
+        from atlas.index.compiled import load_atlas
 
         atlas = load_atlas(ROOT / "data")
         c = atlas.concept("hccs")

@@ -18,12 +18,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from atlas.errors import AtlasError
-from atlas.htmlmap import build_site
-from atlas.htmlmap.pages import reading_pages
-from atlas.htmlmap.timeline import (
-    GAP_MIN, GAP_W, MARK_GAP, MONTH_W, X0, Scale, date_x, label_width, layout_timeline)
-from atlas.model import Atlas, Concept, Sighting, Text
-from atlas.views import everything
+from atlas.site import build_site
+from atlas.site.pages import reading_pages
+from atlas.site.timeline import GAP_MIN, GAP_W, MARK_GAP, MONTH_W, X0, Scale, date_x, label_width, layout_timeline
+from atlas.model.core import Atlas, Concept, Sighting, Text
+from atlas.view.views import everything
 
 try:
     from tests.test_map import EVIL, SHA, sample_atlas
@@ -43,7 +42,7 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def bundled():
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     return load_atlas(ROOT / "data")
 
@@ -326,7 +325,7 @@ def test_timeline_precision_has_its_own_shape():
     tl = layout_timeline(everything(atlas), atlas.cutoff)
     precs = {e.concept: e.precision for lane in tl.lanes for e in lane.events}
     assert precs == {"hccl": "on-or-before", "shmem": "exact", "udma": "exact"}
-    from atlas.htmlmap.pages import timeline_page
+    from atlas.site.pages import timeline_page
 
     html = timeline_page(everything(atlas), atlas.cutoff)
     assert html.count('<path class="m-before"') == 1  # (the legend's path is written d= first)

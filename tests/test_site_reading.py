@@ -133,7 +133,7 @@ def test_overview_first_screen_shows_both_axes(browser, real_site, artifacts, la
 def test_flow_steps_are_numbered_in_the_order_shown(browser, real_site):
     """Every flow page numbers its steps 1, 2, 3 ... down the page (token-journey-128p listed its
     alternatives last in the data and showed them after the step that chooses)."""
-    from atlas.index import load_atlas
+    from atlas.index.compiled import load_atlas
 
     t = Page(browser)
     try:

@@ -11,7 +11,7 @@ import urllib.parse
 
 import pytest
 
-from atlas.sparqlserver import host_allowed
+from atlas.linked.endpoint import host_allowed
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("starlette")

@@ -20,9 +20,9 @@ import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import sparql
+from atlas.linked import sparql
 from atlas.errors import AtlasError
-from atlas.sparqlsyntax import MAX_DEPTH, unescape
+from atlas.linked.syntax import MAX_DEPTH, unescape
 from test_rdf import oxigraph_server  # noqa: F401 - the real Oxigraph server fixture
 
 
@@ -136,7 +136,7 @@ def test_the_issue_s_case_and_glued_forms_are_refused():
 
 
 def test_cli_mcp_endpoint_and_server_refuse_service_and_the_listener_receives_nothing(mini):
-    from atlas.mcpserver import AtlasTools
+    from atlas.mcp.tools import AtlasTools
 
     with listener() as (port, received), _answering_server(_ok_json) as endpoint:
         q = f"SELECT ?a WHERE {{ ?s ?p 1SERVICE <http://127.0.0.1:{port}/sparql> {{ ?a ?b ?c }} }} LIMIT 1"
@@ -328,7 +328,7 @@ def test_each_name_class_matches_exactly_its_code_points():
     ranges holds it, over all 1,114,112 code points; and over the grammar's own list for names."""
     import re
 
-    from atlas import sparqlsyntax as s
+    from atlas.linked import syntax as s
 
     used = [(s._PN_CHARS_BASE,), (s._PN_CHARS, s._DOT), (s._PN_CHARS,), (s._PN_CHARS_U, s._COLON, s._DIGITS),
             (s._PN_CHARS, s._DOT, s._COLON), (s._PN_CHARS, s._COLON), (s._PN_CHARS_U, s._DIGITS),

@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from atlas.sparqlserver import Refused, negotiate, query_of
+from atlas.linked.endpoint import Refused, negotiate, query_of
 
 pytest.importorskip("uvicorn")
 pytest.importorskip("starlette")

@@ -15,10 +15,10 @@ import rdflib
 from hypothesis import given, settings, strategies as st
 from rdflib import Graph
 
-from atlas import sparql
+from atlas.linked import sparql
 from atlas.commands import sparql_query
 from atlas.errors import AtlasError
-from atlas.rdf import canonical_datetime
+from atlas.linked.rdf import canonical_datetime
 from conftest import DATA
 from test_rdf import oxigraph_server  # noqa: F401 - the real Oxigraph server fixture
 

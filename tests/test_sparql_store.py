@@ -17,9 +17,10 @@ import pyoxigraph as ox
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from atlas import commands, sparqlstore
-from atlas.rdf import build_graph, serialize
-from atlas.index import load_atlas
+from atlas import commands
+from atlas.linked import triplestore as sparqlstore
+from atlas.linked.rdf import build_graph, serialize
+from atlas.index.compiled import load_atlas
 from conftest import MINI
 from test_incremental import api_text
 
@@ -44,7 +45,7 @@ def triples_and_graphs(data: Path) -> dict[str, str]:
     are exactly the export."""
     from rdflib import Graph
 
-    from atlas.rdf import graphs_by_file
+    from atlas.linked.rdf import graphs_by_file
 
     held: dict[str, str] = {}
     for line in dump(data):
@@ -255,7 +256,7 @@ def test_eviction_spares_a_version_a_reader_holds(mini):
 
 def test_a_process_with_an_older_key_still_finds_its_version(mini):
     """A query that read the data before an edit answers from the version it read, not a rebuild."""
-    from atlas.index import load_keyed
+    from atlas.index.compiled import load_keyed
 
     load, old_key = load_keyed(mini, lazy=True)
     dump(mini)

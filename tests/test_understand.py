@@ -14,7 +14,8 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from atlas import commands, understand
+from atlas import commands
+from atlas.ask import understand
 from atlas.cli import cli
 from atlas.text import norm, squash
 from conftest import DATA
@@ -271,7 +272,7 @@ def test_a_huge_query_is_refused_at_once_with_a_usage_error(tmp_path):
     many = " ".join(f"word{i}" for i in range(100))  # short, but more words than are searched
     result = CliRunner().invoke(cli, ["query", many, "--data", str(DATA)])
     assert result.exit_code == 2 and "100 distinct words; at most 64" in result.stderr
-    from atlas.mcpserver import AtlasTools
+    from atlas.mcp.tools import AtlasTools
 
     with pytest.raises(Exception, match="at most 1000"):
         AtlasTools(DATA).search(words)

@@ -445,7 +445,7 @@ def test_an_alias_bomb_is_a_located_error_for_every_command(mini):
     """Nine levels of ten aliases (10**9 values once expanded) took every command past 60 s."""
     text = bomb(levels=9, width=10) + "id: bomb\n"
     write(mini / "concepts" / "x" / "bomb.yaml", text)
-    from atlas.loader import MAX_ALIASES
+    from atlas.model.hygiene import MAX_ALIASES
 
     line = 1 + (MAX_ALIASES + 1 + 9) // 10  # line 1 holds no alias; ten per line after it
     for args in (["validate"], ["validate", "--no-shacl"], ["query", "bus-x"], ["export", "--format", "nt"],
@@ -504,30 +504,30 @@ def test_the_value_walk_over_random_alias_graphs_is_linear(graph):
     """Each scalar node is checked once, however many aliases reach it (the count is the written
     size, not the expanded one, which reaches 3**39 here); more than MAX_ALIASES alias uses is one
     yaml-aliases error at the line of the first alias over the limit."""
-    from atlas import loader
+    from atlas.model import hygiene, load, yamlnodes
 
     text, scalars, alias_lines, _expanded = graph
     checked = []
-    real = loader._check_scalar
+    real = hygiene._check_scalar
 
     def counting(ctx, node, text):
         checked.append(node)
         return real(ctx, node, text)
 
-    result = loader.Loaded(loader.Atlas())
-    ctx = loader._Ctx("g.yaml", result)
-    loader._check_scalar = counting
+    result = yamlnodes.Loaded(load.Atlas())
+    ctx = yamlnodes._Ctx("g.yaml", result)
+    hygiene._check_scalar = counting
     try:
         with seconds(20):
-            root = yaml.compose(text, Loader=loader._Loader)
-            read = loader._check_values(ctx, root, text)
+            root = yaml.compose(text, Loader=hygiene._Loader)
+            read = hygiene._check_values(ctx, root, text)
     finally:
-        loader._check_scalar = real
+        hygiene._check_scalar = real
     assert len(checked) == scalars == len({id(n) for n in checked})
-    over = len(alias_lines) > loader.MAX_ALIASES
+    over = len(alias_lines) > hygiene.MAX_ALIASES
     assert read is not over
     errors = [(p.code, p.location.line) for p in result.problems]
-    assert errors == ([("yaml-aliases", alias_lines[loader.MAX_ALIASES])] if over else [])
+    assert errors == ([("yaml-aliases", alias_lines[hygiene.MAX_ALIASES])] if over else [])
 
 
 @settings(max_examples=80, deadline=None)
@@ -535,7 +535,7 @@ def test_the_value_walk_over_random_alias_graphs_is_linear(graph):
 def test_the_two_readers_are_compared_by_identity_and_as_equality_would(graph, data):
     """`same_value` (the pure-Python / libyaml comparison) walks by identity, yet answers as `==`
     (the slow obvious definition, used where the expanded size is small)."""
-    from atlas.loader import portable_problems, same_value
+    from atlas.model.hygiene import portable_problems, same_value
 
     text, _scalars, _aliases, expanded = graph
     pure = yaml.load(text, Loader=yaml.SafeLoader)  # noqa: S506 - safe loaders
@@ -553,7 +553,7 @@ def test_the_two_readers_are_compared_by_identity_and_as_equality_would(graph, d
 
 
 def test_a_recursive_value_is_compared_without_end():
-    from atlas.loader import portable_problems, same_value
+    from atlas.model.hygiene import portable_problems, same_value
 
     text = "a: &a [1, *a]\nb: &b {x: *b}\n"
     assert portable_problems(text, "r.yaml") == []
@@ -611,7 +611,7 @@ def test_entries_that_vanish_during_the_walk_are_warnings(tmp_path):
     with the churning names either read, reported as vanished (a warning), or not seen at all."""
     import threading
 
-    from atlas.walk import list_files
+    from atlas.model.walk import list_files
 
     root = tmp_path / "data"
     (root / "concepts" / "x").mkdir(parents=True)
@@ -641,7 +641,9 @@ def test_entries_that_vanish_during_the_walk_are_warnings(tmp_path):
 
 
 def test_a_file_that_vanishes_before_it_is_read_is_a_warning(mini):
-    from atlas.loader import Loaded, _compose, _Ctx, Atlas
+    from atlas.model.yamlnodes import Loaded, _Ctx
+    from atlas.model.hygiene import _compose
+    from atlas.model.core import Atlas
 
     loaded = Loaded(Atlas())
     assert _compose(mini / "concepts" / "x" / "gone.yaml", _Ctx("gone.yaml", loaded)) is None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from atlas.errors import Location
 from atlas.harvest.verify import verify
-from atlas.model import Atlas, Claim, Evidence, Pin, Repository, Text
+from atlas.model.core import Atlas, Claim, Evidence, Pin, Repository, Text
 
 from test_harvest import Repo, d
 
@@ -79,7 +79,7 @@ def test_rows_come_by_file_then_line_number(tmp_path):
 def test_the_text_leads_with_counts_and_problems_and_counts_unchecked_pins_per_repository(tmp_path):
     """`atlas verify`: the counts first, then broken and stale pins; the unchecked ones one line per
     repository with how to get a clone; `--all` lists each of them with its place."""
-    from atlas import render
+    from atlas.terminal import render
 
     r, c1 = _setup(tmp_path)
     r.commit({"src/a.c": "line one\nint hccs_link2(void);\nline three\n"}, d(2))

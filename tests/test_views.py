@@ -14,14 +14,17 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import atlas
-from atlas import markdown, render, views
-from atlas.cards import CardStore
-from atlas.index import from_atlas
-from atlas.htmlmap.pages import Lookups, concept_page
-from atlas.htmlmap.site import build_explorer_network, explorer_card, explorer_data
-from atlas.mcpserver import CARD_SECTIONS, AtlasTools
-from atlas.model import (
-    QUESTION_IDS, Atlas, Concept, Evidence, Pin, Probe, Question, Relation, Repository, Sighting, Text)
+from atlas.mcp import markdown
+from atlas.terminal import render
+from atlas.view import views
+from atlas.index.cards import CardStore
+from atlas.index.compiled import from_atlas
+from atlas.site.pages import Lookups, concept_page
+from atlas.site.network import build_explorer_network, explorer_card, explorer_data
+from atlas.mcp.tools import CARD_SECTIONS, AtlasTools
+from atlas.model.core import (
+    QUESTION_IDS, Atlas, Concept, Evidence, Pin, Probe, Question, Relation, Repository, Sighting, Text,
+)
 from atlas.output import to_json
 
 PKG = Path(atlas.__file__).resolve().parent
@@ -49,8 +52,8 @@ def test_as_of_marks(mini_atlas):
 
 def test_one_definition_of_a_concepts_repositories(mini_atlas):
     """The card, the repo filter and the overview read the same list."""
-    from atlas import queries
-    from atlas.htmlmap.overview import overview_rows
+    from atlas.view import queries
+    from atlas.site.overview import overview_rows
 
     cards = {c["id"]: c for c in views.everything(mini_atlas)["cards"]}
     rows = {r["id"]: r for g in overview_rows(list(cards.values()), "2026-08-26") for r in g["rows"]}
@@ -144,7 +147,7 @@ class _Held:
         self.key = f"held-{id(a)}"
 
     def concept(self, term: str):
-        from atlas import resolve
+        from atlas.view import terms as resolve
 
         return resolve.concept(self.atlas, term)
 
@@ -187,7 +190,7 @@ def test_every_face_shows_the_same_facts(tmp_path_factory, a, data):
 def test_a_field_added_once_reaches_every_face(tmp_path, mini):
     site = tmp_path / "site-packages"
     shutil.copytree(PKG, site / "atlas", ignore=shutil.ignore_patterns("__pycache__"))
-    views_py = site / "atlas" / "views.py"
+    views_py = site / "atlas" / "view/views.py"
     views_py.write_text(views_py.read_text(encoding="utf-8") + (
         "\n\n_plain_card = card\n\n\ndef card(atlas, c, as_of=None):\n"
         "    out = _plain_card(atlas, c, as_of)\n"
@@ -204,7 +207,7 @@ def test_a_field_added_once_reaches_every_face(tmp_path, mini):
     marker = {"en": "added once", "zh": "只加一次"}
     shown = json.loads(run("-m", "atlas", "query", "bus-x", "--format", "json", "--data", str(mini)))
     assert shown["marker"] == marker  # the terminal's JSON (through the card store)
-    mcp = run("-c", "import json, sys; from atlas.mcpserver import AtlasTools; "
+    mcp = run("-c", "import json, sys; from atlas.mcp.tools import AtlasTools; "
                     f"print(json.dumps(AtlasTools({str(mini)!r}).card('bus-x')))")
     assert json.loads(mcp)["card"]["marker"] == marker  # the MCP tool (its summary section)
     run("-m", "atlas", "map", "-o", str(tmp_path / "out"), "--data", str(mini))

@@ -1,4 +1,7 @@
-"""The `atlas` command line: a click group whose commands live in small modules, imported only
+"""The click commands, one small module per command group, each calling one command function.
+May import: everything below; nothing imports it but the console script.
+
+The `atlas` command line: a click group whose commands live in small modules, imported only
 when that command runs (so `atlas query` never pays for rdflib, pyvis or networkx).
 
 Every command's logic lives in the library; the modules here parse arguments, call one function

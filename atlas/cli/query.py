@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .. import commands, queries
+from .. import commands
+from ..view import queries
 from .common import common_options, finish, lang_option, table_option
 
 LANG = lang_option

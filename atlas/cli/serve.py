@@ -56,7 +56,7 @@ def serve(mcp_, sparql_, host, port, max_concurrent, allow_hosts, cors, timeout,
     except ImportError:
         raise AtlasError("the MCP server needs the optional extra", Location("--mcp"),
                          "pip install 'ascend-atlas[mcp]'") from None
-    from ..mcpserver import serve as run
+    from ..mcp.sdk import serve as run
     from ..opened import Opened
 
     Opened(data_dir)  # a broken atlas fails here, with located problems, before the protocol starts (the
@@ -71,7 +71,7 @@ def _serve_sparql(data_dir, host, port, max_concurrent, timeout, max_rows, allow
     except ImportError:
         raise AtlasError("the SPARQL endpoint needs the optional extra", Location("--sparql"),
                          "pip install 'ascend-atlas[server]'") from None
-    from ..sparqlserver import Limits, allowed_hosts, serve as run
+    from ..linked.endpoint import Limits, allowed_hosts, serve as run
 
     limits = Limits(max_concurrent=max_concurrent)
     if timeout is not None:

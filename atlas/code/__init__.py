@@ -1,4 +1,7 @@
-"""The code behind the pins: an index of the source files the atlas cites, read from local clones.
+"""The code behind the pins: a tree-sitter index of the pinned files and what they call, where a line is
+cited, the pin and code tables of `where` and `source`. May import: base, model, view, index (cache), harvest.
+
+The code behind the pins: an index of the source files the atlas cites, read from local clones.
 
 `atlas.code.build.index_atlas(atlas, repos_root, hops=1)` reads every file that a pin, a flow step
 or a probe names, at its commit, straight from the clone's object store (no checkout), plus the

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import AtlasError, Location
-from ..model import Pin
+from ..model.core import Pin
 from ..text import pin_path_problem
 from .lookup import CodeTable, FileKey, PinTable
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from .. import progress
 from ..errors import AtlasError
-from ..model import SHA_RE, Atlas
+from ..model.core import SHA_RE, Atlas
 from ..paths import repos_root as default_repos_root
 from ..text import pin_path_problem
 from ..harvest import locate

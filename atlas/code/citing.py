@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..model import Atlas, Evidence
-from ..views import Owner, owned_evidence
+from ..model.core import Atlas, Evidence
+from ..view.views import Owner, owned_evidence
 from .records import CodeIndex, Function
 
 

@@ -20,10 +20,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import cache
+from ..index import cache
 from . import store
-from ..model import Atlas
-from ..views import Owner, evidence as evidence_view, owned_evidence, owner as owner_view
+from ..model.core import Atlas
+from ..view.views import Owner, evidence as evidence_view, owned_evidence, owner as owner_view
 
 if TYPE_CHECKING:  # the shapes cost start-up time as classes; the type checker reads them here
     from .shapes import CallView, CallerView, CitationView, DefinitionRef, FunctionView

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Atlas
+from ..model.core import Atlas
 from .parse import family_of
 from .records import Call, Definition, Link, MissingBlob, SourceFile
 from .vendored import Vendored

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-from ..views import EvidenceView, OwnerView
+from ..view.views import EvidenceView, OwnerView
 
 
 class CitationView(TypedDict):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import cache
+from ..index import cache
 
 _key: str | None = None
 
@@ -25,7 +25,7 @@ def folder() -> Path:
         from .parse import grammar_versions
 
         here = Path(__file__).resolve().parent
-        makers = "\0".join(cache.file_crc(here / name) for name in ("store.py", "parse.py", "decls.py"))
+        makers = "\0".join(cache.file_crc(here / name) for name in ("index/database.py", "parse.py", "decls.py"))
         _key = cache.crc(makers + "\0" + grammar_versions())
     return cache.path("source", _key, "")
 

@@ -1,4 +1,7 @@
-"""The history axis: when each probe first became visible on a repository's mainline.
+"""The history axis: first visibility of every probe, the API histories and releases, clones, pin checks.
+May import: base, model, view, index (cache), code (the declaration parser).
+
+The history axis: when each probe first became visible on a repository's mainline.
 
 `atlas.harvest.refresh.refresh()` harvests probes into data/timeline.yaml,
 `atlas.harvest.verify.verify()` checks evidence pins against local clones; each function lives in

@@ -19,7 +19,7 @@ are readable starts git (one `git cat-file --batch-check`).
 from __future__ import annotations
 
 from ..errors import AtlasError
-from ..model import Atlas, F, Record, utc_day
+from ..model.core import Atlas, F, Record, utc_day
 from ..paths import repos_root as default_repos_root
 from . import locate
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..cache import crc
+from ..index.cache import crc
 from .gitformat import Commit
 from .publicfiles import TreeReader
 

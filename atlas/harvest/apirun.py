@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .. import apifile
-from ..model import Repository
+from ..model import apifile
+from ..model.core import Repository
 from .apihistory import Declarations, Replay, introductions, records, release_states
-from .methods.api import extractor_key, path_rule, rules_key
+from .apirules import extractor_key, path_rule, rules_key
 from .publicfiles import TreeReader
 from .releases import first_release_map, list_tags, order
 

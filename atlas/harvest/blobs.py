@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cache import atomic_write
+from ..index.cache import atomic_write
 from ..errors import AtlasError
-from ..model import SHA_RE, Atlas, Evidence, Record
-from ..views import owned_evidence
+from ..model.core import SHA_RE, Atlas, Evidence, Record
+from ..view.views import owned_evidence
 from . import locate
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import AtlasError, Location
 from ..gitrun import Git
-from ..model import REPO_RE
+from ..model.core import REPO_RE
 from ..text import repo_url_problem
 
 TRANSPORTS = ("https", "ssh", "file")  # what git may use, after the user's url.<base>.insteadOf

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..bounded import SMALL_FILE, read_bounded
 from ..errors import AtlasError, Location
-from ..model import REPO_RE, Record
+from ..model.core import REPO_RE, Record
 from ..text import PULL_REF_PATTERN, branch_problem
 
 _SHA = re.compile(rb"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from ..errors import AtlasError, Location, Problem
-from ..model import DEFAULT_CUTOFF, Atlas, F, Probe, Record, RepoHarvest, Sighting, utc_day
+from ..model.core import DEFAULT_CUTOFF, Atlas, F, Probe, Record, RepoHarvest, Sighting, utc_day
 from ..paths import repos_root as default_repos_root
 from ..text import day, not_a_day
 from . import locate

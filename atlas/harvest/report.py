@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import Problem
-from ..model import F, Record
+from ..model.core import F, Record
 
 
 class RepoRow(Record):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import AtlasError
-from ..cache import crc, read, write
+from ..index.cache import crc, read, write
 from ..paths import cache_dir
 from . import locate
 from .report import RefreshReport, RepoRow

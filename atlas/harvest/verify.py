@@ -16,9 +16,9 @@ One `git cat-file --batch` per repository answers all its pins.
 from __future__ import annotations
 
 from ..errors import AtlasError, Location
-from ..model import SHA_RE, F, Atlas, Evidence, Record
+from ..model.core import SHA_RE, F, Atlas, Evidence, Record
 from ..paths import repos_root as default_repos_root
-from ..views import owned_evidence
+from ..view.views import owned_evidence
 from . import locate
 from .loose import LooseCopies, blob_id
 

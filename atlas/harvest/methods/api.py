@@ -8,17 +8,17 @@ release that contains the commit that introduced them.
 It rides the same one pass as the probes: its matcher reads the blob ids of the public files from the
 `--full-index` diff headers of each mainline commit; the blobs are parsed after the pass
 (`harvest.apihistory`). The result is one file per repository, `data/api/<owner>+<name>.jsonl`
-(`atlas.apifile`), written under the refresh lock; the next refresh continues from its cut-off head.
+(`atlas.model.apifile`), written under the refresh lock; the next refresh continues from its cut-off head.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ... import apifile
-from ...cache import crc
-from ...model import API_KINDS, Repository, Sighting
+from ...model import apifile
+from ...model.core import API_KINDS, Repository, Sighting
 from ..gitformat import Commit, header_path
 from ..publicfiles import PathRule
+from ..apirules import extractor_key, path_rule, rules_key
 
 if TYPE_CHECKING:
     from ..apirun import ApiRun
@@ -73,25 +73,6 @@ class SurfaceMatcher:
         return self.commits
 
 
-def path_rule(values: list[str]) -> PathRule:
-    """The matcher's values: the public globs, and the excluded ones written `!glob`."""
-    return PathRule([v for v in values if not v.startswith("!")], [v[1:] for v in values if v.startswith("!")])
-
-
-def rules_key(repo: Repository) -> str:
-    a, r = repo.api, repo.releases
-    parts: list = [] if a is None else [a.public, a.exclude, a.kinds, a.decorations]
-    parts += [] if r is None else [r.scheme, r.tags, r.prefix, r.order, r.exclude]
-    return crc(repr(parts))
-
-
-def extractor_key() -> str:
-    from ...code.decls import VERSION
-    from ...code.parse import grammar_versions
-
-    return f"{VERSION}/{grammar_versions()}"
-
-
 class Api:
     name = "api"
     surface = True
@@ -133,7 +114,7 @@ class Api:
         return ApiRun(self, data_dir, repo, clone, cutoff)
 
     def write(self, data_dir, repo: str, text: str) -> None:
-        from ...cache import atomic_write
+        from ...index.cache import atomic_write
 
         atomic_write(apifile.path(data_dir, repo), text)
 

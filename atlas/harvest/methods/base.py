@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
-    from ...model import Repository, Sighting
+    from ...model.core import Repository, Sighting
     from ..gitscan import Commit, Repo, _History
 
 

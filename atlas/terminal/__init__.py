@@ -1,0 +1,3 @@
+"""The terminal face: records and code shown as text (render, source).
+May import: base, model, view, index (cache).
+"""
