@@ -641,7 +641,7 @@ def site(out_dir="site", as_of: str | None = None, force: bool = False, data_dir
     """`atlas map`: write the site (with a page for each source file behind the pins when local
     clones are found); the answer names the folder, the first page and the source pages. With
     `base` (where the site will be served), each record's page names its IRI under it and has its
-    Turtle beside it (`htmlmap.publish`)."""
+    Turtle beside it (`site.publish`)."""
     import os
 
     from .site import build_site

@@ -74,9 +74,9 @@ def test_a_number_is_bounded_and_both_readers_agree_below_the_bound(mini):
     assert not [p for p in found if p.code in ("too-long", "yaml-portability", "check-crashed")]
 
 
-@pytest.mark.parametrize("depth", [65, 600, 100_000])  # loader.MAX_DEPTH is 64
+@pytest.mark.parametrize("depth", [65, 600, 100_000])  # hygiene.MAX_DEPTH is 64
 def test_nesting_is_bounded_with_a_message(mini, depth):
-    """Past loader.MAX_DEPTH, before the pure-Python reader (whose recursion ends near 500 levels) and
+    """Past hygiene.MAX_DEPTH, before the pure-Python reader (whose recursion ends near 500 levels) and
     libyaml (which stops at 1,000 levels, with a message that read like a quoting problem)."""
     _append(mini, CONCEPT, "since: " + "[" * depth + "]" * depth + "\n")
     found = validate(mini).problems

@@ -275,7 +275,7 @@ def test_every_subpackage_is_installed():
 
 def test_a_warm_card_imports_only_what_it_draws(tmp_path):
     """`atlas query ID` with a warm cache reads no database: sqlite3, the views' shapes
-    (atlas.viewtypes), JSON, shutil (with its compression modules) and YAML stay unimported; each
+    (atlas.view.viewtypes), JSON, shutil (with its compression modules) and YAML stay unimported; each
     would cost every card a millisecond or more it does not use."""
     import subprocess
     import sys
@@ -290,7 +290,7 @@ def test_a_warm_card_imports_only_what_it_draws(tmp_path):
               "    except SystemExit:\n"
               "        pass\n"
               "assert 'HCCS' in out.getvalue()\n"
-              "print(sorted(m for m in ('sqlite3', 'atlas.viewtypes', 'json', 'shutil', 'yaml', 'click')\n"
+              "print(sorted(m for m in ('sqlite3', 'atlas.view.viewtypes', 'json', 'shutil', 'yaml', 'click')\n"
               "             if m in sys.modules))\n")
     env = {**os.environ, "ATLAS_CACHE": str(tmp_path / "cache")}
     for _ in range(2):  # the first may build the cache; the second is a warm card

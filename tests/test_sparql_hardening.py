@@ -324,7 +324,7 @@ def test_an_endpoint_password_is_sent_but_never_shown():
 
 def test_each_name_class_matches_exactly_its_code_points():
     """Oracle, exhaustive: every character class the SPARQL tokenizer builds (written as the negation
-    of its complement, see sparqlsyntax.char_class) matches a code point exactly when one of its
+    of its complement, see linked.syntax.char_class) matches a code point exactly when one of its
     ranges holds it, over all 1,114,112 code points; and over the grammar's own list for names."""
     import re
 

@@ -1,5 +1,5 @@
-"""Query understanding (atlas/understand.py, atlas/querywords.yaml) and the answers of `atlas query`
-(atlas/ask.py): question words and particles, intents, typos in mixed queries, the honest miss, the
+"""Query understanding (atlas/ask/understand.py, atlas/ask/querywords.yaml) and the answers of `atlas query`
+(atlas/ask/answer.py): question words and particles, intents, typos in mixed queries, the honest miss, the
 limits of a query, and the property over every concept name in every question template."""
 from __future__ import annotations
 

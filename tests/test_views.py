@@ -1,5 +1,5 @@
 """The view layer: every face shows the same facts of a record, because every face formats the same
-view (atlas/views.py); a field added to a view reaches every face that shows views whole."""
+view (atlas/view/views.py); a field added to a view reaches every face that shows views whole."""
 from __future__ import annotations
 
 import html
@@ -176,7 +176,7 @@ def test_every_face_shows_the_same_facts(tmp_path_factory, a, data):
     net = build_explorer_network(everything["cards"])
     explorer = {x["id"]: x for x in explorer_data(everything, net, a.cutoff)["concepts"]}
     # the explorer's card is the view itself, in the CLI's keys, less what the page never shows
-    # (htmlmap.site.explorer_card: the sightings, referenced names, locations, relation names)
+    # (site.network.explorer_card: the sightings, referenced names, locations, relation names)
     assert explorer[c.id] == explorer_card(card)
     assert {k: v for k, v in card.items() if k in explorer[c.id] and k != "relations"} == \
         {k: v for k, v in explorer[c.id].items() if k != "relations"}

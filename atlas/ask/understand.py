@@ -5,7 +5,7 @@
 1. the concepts the text names: every stretch of the text that is an id, name or alias of exactly one
    concept (case-, width- and punctuation-folded as everywhere), longest first, never inside a Latin
    word ("ub" is not found in "pub");
-2. the cues of `atlas/querywords.yaml` around them: intents (history, comparison, claims,
+2. the cues of `atlas/ask/querywords.yaml` around them: intents (history, comparison, claims,
    definition) and the six questions as people ask them; a name that lies inside a cue ("首次可见"
    in "hccs 首次可见") is a cue when the text names another concept, and a cue that overlaps a name is
    part of the name;
@@ -138,7 +138,7 @@ _WORDS: Words | None = None
 
 
 def words() -> Words:
-    """The word lists of `atlas/querywords.yaml` (parsed once, then read from the cache)."""
+    """The word lists of `atlas/ask/querywords.yaml` (parsed once, then read from the cache)."""
     global _WORDS
     if _WORDS is None:
         _WORDS = Words(_raw_words())

@@ -36,7 +36,7 @@ class _Names:
         self.index = index
         self.table = table
         self._all: dict[str, set[str]] | None = None
-        self.understood: Any = None  # what atlas.understand keeps of this lookup (its `name_keys`)
+        self.understood: Any = None  # what atlas.ask.understand keeps of this lookup (its `name_keys`)
 
     def get(self, key: str, default=None):
         if self._all is not None:
@@ -144,7 +144,7 @@ class CardStore:
 
     @property
     def names(self) -> dict[str, Any]:
-        """The name indexes as `resolve` and `understand` read them ({ids, name_index, loose_index,
+        """The name indexes as `terms` and `understand` read them ({ids, name_index, loose_index,
         questions}): looked up a key at a time, read whole only when iterated."""
         return {"ids": self.ids, "name_index": self.name_index, "loose_index": self.loose_index,
                 "questions": self.questions}
@@ -153,7 +153,7 @@ class CardStore:
         return self.index.atlas()
 
     def exact(self, term: str) -> str | None:
-        """The one concept the term names exactly (`resolve.exact_id`); an id whose card is kept
+        """The one concept the term names exactly (`terms.exact_id`); an id whose card is kept
         is answered without opening the database."""
         def run() -> str | None:
             if self._kept(term.strip()) is not None:
@@ -170,7 +170,7 @@ class CardStore:
         return cast(dict, names)  # (only .get is used: a mapping read one key at a time)
 
     def _prefix(self, term: str) -> str | None:
-        """`resolve.prefix_id` over the keys that contain the term, read only when it can say yes:
+        """`terms.prefix_id` over the keys that contain the term, read only when it can say yes:
         the keys that start with it (a range on the key index) have one owner in one of the two
         folds. (Reading every key that contains a term scans the whole lookup.)"""
         def one_owner(names: _Names, key: str) -> bool:
@@ -182,7 +182,7 @@ class CardStore:
                                  self.loose_index.containing(squash(term)), term)
 
     def prefix(self, term: str) -> str | None:
-        """The concept the term is a confident prefix of (`resolve.prefix_id`), from the keys that
+        """The concept the term is a confident prefix of (`terms.prefix_id`), from the keys that
         contain it."""
         return self._again(lambda: self._prefix(term))
 

@@ -607,7 +607,7 @@ def _check_portable(loaded, shas: dict | None = None) -> None:
     passed = set()
     for path in loaded.files:
         if path.suffix == ".jsonl":
-            continue  # JSON lines, not YAML (read by atlas.apiload)
+            continue  # JSON lines, not YAML (read by atlas.model.apiload)
         display = f"{loaded.display_dir}/{path.relative_to(loaded.data_dir).as_posix()}"
         if display in unread:
             continue

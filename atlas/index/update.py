@@ -5,7 +5,7 @@ files whose content hash changed (added, edited or removed):
 1. each file's rows are replaced: its parse result (kept by content hash), the records it defines
    (`cand`, duplicates included), the references it makes (`ref`) and its own problems;
 2. every (kind, id) it defined before or defines now gets its winner again (the first definition
-   in file order, as `loader.assemble` decides) and its duplicate-id problems; a winner that
+   in file order, as `load.assemble` decides) and its duplicate-id problems; a winner that
    changed is derived again: name lookups, relations, claim subjects, flow concepts, search rows;
 3. the cross-file checks of `atlas.model.checks` run again on what the change can reach, each on a small
    atlas built from the index's tables (`Scopes`), and their problems replace the old ones of the
@@ -283,7 +283,7 @@ class Update:
 
     def symbols(self) -> dict[str, list[ApiSymbol]]:
         """repository -> every symbol of its API history (`Loaded.api`: a later file of the same
-        repository replaces an earlier one, as in `loader.assemble`)."""
+        repository replaces an earlier one, as in `load.assemble`)."""
         if self._symbols is None:
             self._symbols = {}
             for _rel, result in self.api_results():

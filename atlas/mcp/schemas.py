@@ -34,7 +34,7 @@ class SearchHit(TypedDict):
 
 
 class Intent(TypedDict):
-    kind: str  # definition, history, release, question, comparison, claims or search (atlas/understand.py)
+    kind: str  # definition, history, release, question, comparison, claims or search (atlas/ask/understand.py)
     question: str | None  # the one of the six questions asked (kind question)
     concepts: list[str]  # the concepts the answer is about, in the order named
     lang: str  # the question's language: en or zh

@@ -1,5 +1,5 @@
 """The MCP SDK's side of `atlas serve --mcp`: the tools, resources and prompt as the SDK declares
-them, over `mcpserver.AtlasTools` (plain functions that know nothing of MCP). Imported only when a
+them, over `mcp.tools.AtlasTools` (plain functions that know nothing of MCP). Imported only when a
 server is built, so the rest of the atlas never needs the optional `mcp` extra or pydantic.
 
 Each tool's parameters are typed with the module-level `Annotated` aliases below: the SDK turns

@@ -436,7 +436,7 @@ def error_text(exc: AtlasError) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The MCP server: the SDK's side lives in atlas/mcpsdk.py, imported only when a server is built
+# The MCP server: the SDK's side lives in atlas/mcp/sdk.py, imported only when a server is built
 # ---------------------------------------------------------------------------------------------
 
 

@@ -567,7 +567,7 @@ class Atlas(Record):
     sightings: list[Sighting] = F(list)
     harvests: list[RepoHarvest] = F(list)
     # the API histories: every repository's header and releases, and the symbols that concepts name
-    # (all symbols are in the API store, atlas/apistore.py)
+    # (all symbols are in the API store, atlas/index/apistore.py)
     surfaces: list[ApiSurface] = F(list)
     symbols: list[ApiSymbol] = F(list)
     seed_pages: list[SeedPage] = F(list)

@@ -50,8 +50,8 @@ MANIFEST = "atlas-map.json"
 LOCK = ".atlas-map.lock"
 _ID = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # model.ID_RE: a concept or flow id
 _REPO = r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*"  # model.REPO_RE: owner/name
-_API = _REPO.replace("/", r"\+")  # htmlmap.apipage.page_file: api/<owner>+<name>.html
-_SEGMENT = r"(?!\.\.?/)[A-Za-z0-9._+@-]+"  # a source page's path segment (htmlmap.source.source_file), never . or ..
+_API = _REPO.replace("/", r"\+")  # site.apipage.page_file: api/<owner>+<name>.html
+_SEGMENT = r"(?!\.\.?/)[A-Za-z0-9._+@-]+"  # a source page's path segment (site.source.source_file), never . or ..
 PAGE_NAME = re.compile(rf"(?:index|table|map|timeline|explorer|flows|repos|seed)\.html|concepts/{_ID}\.html"
                        rf"|(?:flow|code)-{_ID}\.html|repos/{_REPO}\.html|api/(?:index|{_API})\.html|vis-network\.min\.js"
                        rf"|source/(?:{_SEGMENT}/)+{_SEGMENT}\.html")

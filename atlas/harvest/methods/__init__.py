@@ -6,7 +6,7 @@ pass over the mainline (its `Matcher`), how a scan that skipped paths with missi
 completed, and how a commit is checked independently (does its tree hold the value?). `REGISTRY`
 maps the method's name, as the data write it (`term:`, `path:`), to it.
 
-A new method: add its name to `model.METHODS` (the data's vocabulary, read by the loader), write
+A new method: add its name to `model.core.METHODS` (the data's vocabulary, read by the loader), write
 one module here and add its `METHOD` to `REGISTRY`. Nothing in `refresh` or `gitscan` names a method.
 
 A surface method (`surface = True`, the shape of `base.Surface`) is not fed a probe's values but

@@ -15,7 +15,7 @@ var AtlasUI = (function () {
     for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]);
     return parent;
   }
-  var SOURCE = /^source\/[A-Za-z0-9._+@\/-]+\.html(#L\d+)?$/;  // a source page (atlas.htmlmap.source)
+  var SOURCE = /^source\/[A-Za-z0-9._+@\/-]+\.html(#L\d+)?$/;  // a source page (atlas.site.source)
   var LOCAL = /^((((index|table|map|explorer|timeline|flows|repos|seed)\.html)|flow-[a-z0-9]+(-[a-z0-9]+)*\.html|concepts\/[a-z0-9]+(-[a-z0-9]+)*\.html)(#[A-Za-z0-9=&%._~,-]*)?|#[A-Za-z0-9=&%._~,-]*)$/;
   function safeHref(href) {
     href = String(href || "");
@@ -38,7 +38,7 @@ var AtlasUI = (function () {
     return a;
   }
   /* The Markdown the data uses: inline code spans (`x`) as <code>, the rest as text; an unpaired
-     backtick stays. atlas/htmlmap/common.py `md` does the same on the server. */
+     backtick stays. atlas/site/common.py `md` does the same on the server. */
   function md(text, parent) {
     var re = /`([^`\n]+)`/g, at = 0, m, s = String(text);
     while ((m = re.exec(s)) !== null) {
