@@ -392,7 +392,7 @@ def check(loaded: Loaded) -> Loaded:
         try:
             fn(loaded)
         except Exception:  # a crashing check must not hide the others' findings
-            _problem(loaded, Location("atlas/checks.py"), "error", "check-crashed",
+            _problem(loaded, Location("atlas/model/checks.py"), "error", "check-crashed",
                      f"check {fn.__name__} crashed:\n{traceback.format_exc()}")
     loaded.problems.sort(key=lambda p: (p.location.file, p.location.line, p.location.col, p.code))
     return loaded
