@@ -17,9 +17,8 @@ import pytest
 
 from atlas.model import apifile
 from atlas.harvest.publicfiles import PathRule
+from test_api import commit, git  # the same tagged test repositories
 
-ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"}
-T0 = 1767225600  # 2026-01-01T00:00:00Z
 DATA = Path(__file__).resolve().parent.parent / "data"
 REPO = "example/shmem"
 
@@ -46,28 +45,6 @@ typedef struct aclprofTensor { int type; } aclprofTensor;
 #endif
 #endif
 """
-
-
-def git(cwd, *args) -> str:
-    p = subprocess.run(["git", *args], cwd=cwd, env=ENV, capture_output=True)
-    assert p.returncode == 0, p.stderr.decode()
-    return p.stdout.decode()
-
-
-def commit(repo: Path, files: dict[str, str | None], day: int) -> str:
-    for name, text in files.items():
-        path = repo / name
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    git(repo, "add", "-A")
-    stamp = f"{T0 + day * 86400} +0000"
-    env = {**ENV, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
-    subprocess.run(["git", "commit", "-q", "-m", f"day {day}", "--allow-empty"], cwd=repo, env=env, check=True,
-                   capture_output=True)
-    return git(repo, "rev-parse", "HEAD").strip()
 
 
 def atlas(*args):
