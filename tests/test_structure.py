@@ -5,23 +5,9 @@ the top of atlas/ besides its packages, and no module name repeated across packa
 from __future__ import annotations
 
 import ast
-from functools import lru_cache
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parent.parent / "atlas"
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PKG).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-@lru_cache(maxsize=None)
-def _exists(name: str) -> bool:
-    base = PKG.joinpath(*name.split(".")) if name else PKG
-    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+from test_layering import PKG, _exists, module_name  # the layer test's names for modules and files
 
 
 def _type_checking_only(tree: ast.AST) -> set[int]:
