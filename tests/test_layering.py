@@ -110,15 +110,28 @@ def _exists(name: str) -> bool:
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
 
 
-def imports(path: Path, top_level_only: bool = False, package: str | None = None):
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """ids of the nodes under `if TYPE_CHECKING:` (imports there never run)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return out
+
+
+def imports(path: Path, top_level_only: bool = False, package: str | None = None, runs_only: bool = False):
     """What `path` imports: "atlas.<module>" for the package's own modules (every name of
     `from . import a, b` counts), the top-level name for anything else. `package` is the
-    subpackage that relative imports start from (by default the file's own)."""
+    subpackage that relative imports start from (by default the file's own); `runs_only` leaves out
+    the imports under `if TYPE_CHECKING:`."""
     if package is None:
         me = module_name(path)
         package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_only(tree) if runs_only else set()
     for node in (tree.body if top_level_only else ast.walk(tree)):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.split(".")[0]

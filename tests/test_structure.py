@@ -4,47 +4,18 @@ the top of atlas/ besides its packages, and no module name repeated across packa
 (SAME_TOPIC lists the names that repeat for one topic, each with its reason)."""
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from test_layering import PKG, _exists, module_name  # the layer test's names for modules and files
-
-
-def _type_checking_only(tree: ast.AST) -> set[int]:
-    """ids of the import nodes under `if TYPE_CHECKING:`."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            out.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return out
+from test_layering import imports as layer_imports
 
 
 def imports(path: Path) -> set[str]:
-    """The package's modules `path` imports (a name imported from a package that is a module of its
-    own counts as that module)."""
-    me = module_name(path)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = _type_checking_only(tree)
-    out = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Import):
-            out.update(a.name[len("atlas."):] for a in node.names if a.name.startswith("atlas."))
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                up = package.split(".") if package else []
-                up = up[: len(up) - (node.level - 1)] if node.level > 1 else up
-                base = ".".join(up + ([node.module] if node.module else []))
-            elif (node.module or "").split(".")[0] == "atlas":
-                base = node.module[len("atlas."):] if "." in node.module else ""
-            else:
-                continue
-            for alias in node.names:
-                sub = f"{base}.{alias.name}" if base else alias.name
-                out.add(sub if _exists(sub) else base)
-    out.discard(me)
+    """The package's modules `path` imports when it runs (the layer test's reading of imports, less
+    those under `if TYPE_CHECKING:`; a name imported from a package that is a module of its own counts as
+    that module)."""
+    out = {t[len("atlas."):] for t in layer_imports(path, runs_only=True) if t.startswith("atlas.")}
+    out.discard(module_name(path))
     return {m for m in out if m and _exists(m)}
 
 
